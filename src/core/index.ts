@@ -1,0 +1,10 @@
+/** The contracts every other layer builds on. Imports nothing else from src/. */
+export * from './build-tool.ts';
+export * from './context.ts';
+export * from './errors.ts';
+export * from './json-schema.ts';
+export * from './messages.ts';
+export * from './permission-types.ts';
+export * from './read-file-state.ts';
+export type * from './tool.ts';
+export type * from './tool-run.ts';

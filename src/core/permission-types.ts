@@ -1,0 +1,84 @@
+/**
+ * Permission vocabulary shared by tools, the pipeline and the permission engine.
+ * The engine itself lives in `src/permissions`; tools and the pipeline only speak these types.
+ */
+
+/** How the permission system treats calls that no rule decides. */
+export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'auto' | 'dontAsk' | 'bypassPermissions' | 'bubble';
+
+/** Every mode, in the order the CLI lists them. */
+export const permissionModes: readonly PermissionMode[] = [
+  'default',
+  'acceptEdits',
+  'plan',
+  'auto',
+  'dontAsk',
+  'bypassPermissions',
+  'bubble',
+];
+
+/** A final answer. `ask` means a person (or a classifier) still has to decide. */
+export type PermissionBehavior = 'allow' | 'deny' | 'ask';
+
+/** Where a rule came from, highest precedence first. */
+export type RuleSource = 'policySettings' | 'cliArg' | 'localSettings' | 'projectSettings' | 'userSettings' | 'session';
+
+/** One step of a decision's explanation. */
+export interface TraceStep {
+  /** Which part of the chain spoke. */
+  stage: 'hook' | 'rule' | 'tool' | 'safety' | 'mode' | 'callback' | 'classifier' | 'resolver' | 'analysis';
+  /** What that part concluded; `passthrough` means it had no opinion. */
+  outcome: PermissionBehavior | 'passthrough';
+  /** One sentence a reviewer can read. */
+  detail: string;
+  rule?: string;
+  source?: RuleSource | string;
+  /** For safety checks: whether an auto-mode classifier may still approve. */
+  classifierApprovable?: boolean;
+}
+
+/** Why a call was allowed, denied or asked: the steps in the order they ran. */
+export type DecisionTrace = TraceStep[];
+
+/** What a tool's own `checkPermissions` says. `passthrough` = no tool-specific objection. */
+export type ToolPermissionResult =
+  | { behavior: 'passthrough'; message?: string }
+  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; reason?: string }
+  | { behavior: 'deny'; message: string; reason?: string }
+  | {
+      behavior: 'ask';
+      message: string;
+      /** A safety check asked; `false` means only a person may approve. */
+      classifierApprovable?: boolean;
+      suggestions?: PermissionSuggestion[];
+    };
+
+/** A rule the user could add to stop being asked. */
+export interface PermissionSuggestion {
+  toolName: string;
+  ruleContent?: string;
+  behavior: PermissionBehavior;
+}
+
+/** The resolver's final answer for one call. */
+export interface PermissionDecision {
+  behavior: PermissionBehavior;
+  /** Input to run instead of the requested one (from a hook or a prompt). */
+  updatedInput?: Record<string, unknown>;
+  /** For deny and ask: the sentence the model gets. */
+  message?: string;
+  suggestions?: PermissionSuggestion[];
+  trace: DecisionTrace;
+}
+
+/**
+ * What a tool tells the permission engine it will touch, so rules can match it without the engine
+ * knowing the tool by name.
+ */
+export type PermissionTarget =
+  | { kind: 'command'; command: string; shell: 'bash' | 'powershell' }
+  | { kind: 'path'; path: string; access: 'read' | 'write' }
+  | { kind: 'url'; url: string }
+  | { kind: 'agent'; agentType: string }
+  | { kind: 'skill'; skill: string }
+  | { kind: 'none' };
