@@ -63,7 +63,14 @@ export interface AssistantMessage {
 export type Message = UserMessage | AssistantMessage;
 
 /** Why a model turn ended, normalised across providers. */
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'error' | 'aborted';
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'error'
+  | 'aborted';
 
 /** A text block. */
 export function textBlock(text: string): TextBlock {

@@ -1,10 +1,20 @@
+import type { ToolUseContext } from './context.ts';
+import type { AnyTool } from './tool.ts';
+
 /**
  * Permission vocabulary shared by tools, the pipeline and the permission engine.
  * The engine itself lives in `src/permissions`; tools and the pipeline only speak these types.
  */
 
 /** How the permission system treats calls that no rule decides. */
-export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'auto' | 'dontAsk' | 'bypassPermissions' | 'bubble';
+export type PermissionMode =
+  | 'default'
+  | 'acceptEdits'
+  | 'plan'
+  | 'auto'
+  | 'dontAsk'
+  | 'bypassPermissions'
+  | 'bubble';
 
 /** Every mode, in the order the CLI lists them. */
 export const permissionModes: readonly PermissionMode[] = [
@@ -21,7 +31,13 @@ export const permissionModes: readonly PermissionMode[] = [
 export type PermissionBehavior = 'allow' | 'deny' | 'ask';
 
 /** Where a rule came from, highest precedence first. */
-export type RuleSource = 'policySettings' | 'cliArg' | 'localSettings' | 'projectSettings' | 'userSettings' | 'session';
+export type RuleSource =
+  | 'policySettings'
+  | 'cliArg'
+  | 'localSettings'
+  | 'projectSettings'
+  | 'userSettings'
+  | 'session';
 
 /** One step of a decision's explanation. */
 export interface TraceStep {
@@ -48,6 +64,10 @@ export type ToolPermissionResult =
   | {
       behavior: 'ask';
       message: string;
+      /** Input to run if a person approves (e.g. the exact result of a previewed sed edit). */
+      updatedInput?: Record<string, unknown>;
+      /** What approving would do, shown in the prompt (e.g. a diff). */
+      preview?: string;
       /** A safety check asked; `false` means only a person may approve. */
       classifierApprovable?: boolean;
       suggestions?: PermissionSuggestion[];
@@ -82,3 +102,45 @@ export type PermissionTarget =
   | { kind: 'agent'; agentType: string }
   | { kind: 'skill'; skill: string }
   | { kind: 'none' };
+
+/** A hook's verdict on a call, already merged across hooks (deny > defer > ask > allow). */
+export interface HookPermissionDecision {
+  behavior: PermissionBehavior;
+  reason?: string;
+  /** Which hook said it, for the trace. */
+  hook?: string;
+}
+
+/** One call put to the permission resolver. `input` is parsed and already rewritten by hooks. */
+export interface PermissionRequest {
+  tool: AnyTool;
+  input: Record<string, unknown>;
+  toolUseId: string;
+  context: ToolUseContext;
+  hookDecision?: HookPermissionDecision;
+}
+
+/** The permission stage of the pipeline: rules, modes, prompts and classifier behind one call. */
+export type PermissionResolver = (request: PermissionRequest) => Promise<PermissionDecision>;
+
+/** A question put to a person: may this call run? */
+export interface PermissionPrompt {
+  toolName: string;
+  input: Record<string, unknown>;
+  toolUseId: string;
+  agentId: string;
+  /** Why the system asks, in one sentence. */
+  message: string;
+  /** What approving would do (e.g. a diff). */
+  preview?: string;
+  /** Rules that "always allow" would save. */
+  suggestions: PermissionSuggestion[];
+}
+
+/** A person's answer to a {@link PermissionPrompt}. */
+export type PermissionPromptAnswer =
+  | { choice: 'allow-once' | 'allow-session' | 'allow-always'; updatedInput?: Record<string, unknown> }
+  | { choice: 'deny'; feedback?: string };
+
+/** The interactive prompt a UI provides; absent in headless use (asks then resolve without a person). */
+export type AskUser = (prompt: PermissionPrompt, signal: AbortSignal) => Promise<PermissionPromptAnswer>;

@@ -45,7 +45,11 @@ export type JsonSchema = Record<string, unknown>;
  * A tool: data made by {@link buildTool}. The runtime decides everything (scheduling, permissions,
  * budgeting) from what the tool declares here; it never branches on a tool's name.
  */
-export interface Tool<Input extends Record<string, unknown> = Record<string, unknown>, Output = unknown, Progress = unknown> {
+export interface Tool<
+  Input extends Record<string, unknown> = Record<string, unknown>,
+  Output = unknown,
+  Progress = unknown,
+> {
   /** The name the model sees: `^[a-zA-Z0-9_-]{1,64}$`. */
   readonly name: string;
   /** Former names; old transcripts and rules that use them still resolve. */
