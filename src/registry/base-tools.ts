@@ -1,0 +1,14 @@
+import type { AnyTool } from '../core/index.ts';
+import { type FeatureFlags, featureFlagsFromEnv } from './feature-flags.ts';
+
+/**
+ * Every built-in tool this process could offer: the single source of truth. Conditional tools sit
+ * behind feature flags so a bundler can drop the disabled ones.
+ */
+export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): AnyTool[] {
+  const tools: AnyTool[] = [
+    // built-in tools are listed here, one line each
+  ];
+  void flags;
+  return tools;
+}
