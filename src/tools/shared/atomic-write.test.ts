@@ -1,0 +1,71 @@
+import { chmod, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAtomicTempFile, removeStaleTempFiles, writeFileAtomic } from './atomic-write.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'efferent-atomic-'));
+});
+afterEach(async () => {
+  await chmod(dir, 0o755).catch(() => {});
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('writeFileAtomic', () => {
+  it('creates a file and leaves no temp file behind', async () => {
+    const file = join(dir, 'new.txt');
+    await writeFileAtomic(file, 'hello');
+    expect(await readFile(file, 'utf8')).toBe('hello');
+    expect(await readdir(dir)).toEqual(['new.txt']);
+  });
+
+  it('keeps the mode of an existing file', async () => {
+    const file = join(dir, 'script.sh');
+    await writeFile(file, '#!/bin/sh\n');
+    await chmod(file, 0o751);
+    await writeFileAtomic(file, '#!/bin/sh\necho hi\n');
+    expect((await stat(file)).mode & 0o777).toBe(0o751);
+    expect(await readFile(file, 'utf8')).toBe('#!/bin/sh\necho hi\n');
+  });
+
+  it('writes through a symlink to its target and keeps the link', async () => {
+    const target = join(dir, 'real.txt');
+    const link = join(dir, 'link.txt');
+    await writeFile(target, 'old');
+    await symlink(target, link);
+    await writeFileAtomic(link, 'new');
+    expect(await readFile(target, 'utf8')).toBe('new');
+    expect(await readlink(link)).toBe(target);
+  });
+
+  it('leaves the original untouched and removes its temp file when aborted', async () => {
+    const file = join(dir, 'keep.txt');
+    await writeFile(file, 'original');
+    const controller = new AbortController();
+    controller.abort();
+    await expect(writeFileAtomic(file, 'replacement', { signal: controller.signal })).rejects.toThrow();
+    expect(await readFile(file, 'utf8')).toBe('original');
+    expect(await readdir(dir)).toEqual(['keep.txt']);
+  });
+
+  it('fails cleanly in a directory it cannot write to', async () => {
+    if (process.getuid?.() === 0) return; // root ignores directory permissions
+    const file = join(dir, 'locked.txt');
+    await writeFile(file, 'original');
+    await chmod(dir, 0o555);
+    await expect(writeFileAtomic(file, 'x')).rejects.toMatchObject({ code: 'EACCES' });
+    await chmod(dir, 0o755);
+    expect(await readFile(file, 'utf8')).toBe('original');
+  });
+
+  it('recognises and removes stale temp files', async () => {
+    await writeFile(join(dir, '.big.txt.efferent-tmp-123-abc'), 'partial');
+    await writeFile(join(dir, 'big.txt'), 'content');
+    expect(isAtomicTempFile('.big.txt.efferent-tmp-123-abc')).toBe(true);
+    expect(isAtomicTempFile('big.txt')).toBe(false);
+    expect(await removeStaleTempFiles(dir)).toEqual(['.big.txt.efferent-tmp-123-abc']);
+    expect(await readdir(dir)).toEqual(['big.txt']);
+  });
+});
