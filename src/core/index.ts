@@ -8,3 +8,4 @@ export * from './permission-types.ts';
 export * from './read-file-state.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
+export * from './stream-events.ts';
