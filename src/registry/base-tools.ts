@@ -1,4 +1,7 @@
 import type { AnyTool } from '../core/index.ts';
+import { SleepTool } from '../tools/sleep/sleep.ts';
+import { ThinkTool } from '../tools/think/think.ts';
+import { TodoWriteTool } from '../tools/todo-write/todo-write.ts';
 import { type FeatureFlags, featureFlagsFromEnv } from './feature-flags.ts';
 
 /**
@@ -8,7 +11,9 @@ import { type FeatureFlags, featureFlagsFromEnv } from './feature-flags.ts';
 export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): AnyTool[] {
   const tools: AnyTool[] = [
     // built-in tools are listed here, one line each
+    ThinkTool,
+    SleepTool,
   ];
-  void flags;
+  if (flags.todoWrite) tools.push(TodoWriteTool);
   return tools;
 }

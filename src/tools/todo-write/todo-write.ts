@@ -1,0 +1,87 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { buildTool, type ToolUseContext } from '../../core/index.ts';
+import { writeFileAtomic } from '../shared/atomic-write.ts';
+import { todoWritePrompt } from './todo-write.prompt.ts';
+
+const todoSchema = z.strictObject({
+  content: z.string().trim().min(1).describe('What to do, in the imperative.'),
+  status: z.enum(['pending', 'in_progress', 'completed']),
+  activeForm: z.string().trim().min(1).describe('The same task in the continuous form, shown while it runs.'),
+});
+
+const inputSchema = z.strictObject({
+  todos: z.array(todoSchema).describe('The updated todo list (replaces the previous one).'),
+});
+
+/** One item of the list. */
+export type Todo = z.infer<typeof todoSchema>;
+
+/** What TodoWrite reports. */
+export interface TodoWriteOutput {
+  oldTodos: Todo[];
+  newTodos: Todo[];
+}
+
+/** Where an agent's list lives: one file per agent in the session folder, visible to UIs. */
+export function todoFilePath(context: ToolUseContext): string {
+  return join(context.run.sessionDir, 'todos', `${context.agent.agentId}.json`);
+}
+
+/** The agent's current list (empty when none was written). */
+export async function readTodos(context: ToolUseContext): Promise<Todo[]> {
+  try {
+    const parsed = z.array(todoSchema).safeParse(JSON.parse(await readFile(todoFilePath(context), 'utf8')));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Writes the session's todo list; a list whose items are all completed is cleared. */
+export const TodoWriteTool = buildTool({
+  name: 'TodoWrite',
+  searchHint: 'manage the session task checklist',
+  inputSchema,
+  prompt: todoWritePrompt,
+  description: () => 'Update todos',
+  shouldDefer: true,
+  async validateInput(input) {
+    const active = input.todos.filter((todo) => todo.status === 'in_progress').length;
+    if (active > 1) {
+      return {
+        ok: false,
+        code: 1,
+        message: `${active} items are in_progress; keep exactly one in_progress and set the others to pending or completed.`,
+      };
+    }
+    const seen = new Set<string>();
+    for (const todo of input.todos) {
+      if (seen.has(todo.content)) {
+        return {
+          ok: false,
+          code: 2,
+          message: `The item "${todo.content}" appears twice; merge or reword it.`,
+        };
+      }
+      seen.add(todo.content);
+    }
+    return { ok: true };
+  },
+  async call(input, context) {
+    const oldTodos = await readTodos(context);
+    const allDone = input.todos.length > 0 && input.todos.every((todo) => todo.status === 'completed');
+    const stored = allDone ? [] : input.todos;
+    const file = todoFilePath(context);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFileAtomic(file, `${JSON.stringify(stored, null, 2)}\n`);
+    return { data: { oldTodos, newTodos: input.todos } };
+  },
+  mapResultToBlock: (_output, toolUseId) => ({
+    type: 'tool_result',
+    toolUseId,
+    content:
+      'The todo list was updated. Keep using it to track progress, and continue with the current task if there is one.',
+  }),
+});
