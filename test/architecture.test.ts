@@ -1,0 +1,110 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Imports point one way (docs/architecture.md). Each layer lists the layers it may import; a file may
+ * always import from its own layer. Tools are stricter: a tool folder sees core, shell, tools/shared
+ * and itself, never another tool.
+ */
+const allowed: Record<string, readonly string[]> = {
+  core: [],
+  shell: ['core'],
+  hooks: ['core'],
+  budget: ['core'],
+  telemetry: ['core'],
+  providers: ['core'],
+  permissions: ['core', 'shell'],
+  tools: ['core', 'shell'],
+  registry: ['core', 'tools'],
+  pipeline: ['core', 'registry', 'permissions', 'shell', 'hooks', 'budget', 'telemetry'],
+  executor: ['core', 'pipeline', 'registry', 'telemetry'],
+  agent: [
+    'core',
+    'executor',
+    'pipeline',
+    'providers',
+    'registry',
+    'permissions',
+    'shell',
+    'hooks',
+    'budget',
+    'telemetry',
+  ],
+  mcp: ['core', 'registry', 'pipeline', 'permissions', 'hooks', 'budget', 'telemetry'],
+  testing: ['core', 'providers'],
+  cli: ['*'],
+  '.': ['*'],
+};
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((match) => match[1] ?? '');
+  return specifiers.filter((specifier) => specifier.startsWith('.'));
+}
+
+/** `tools/read/read.ts` → ['tools', 'read']; `index.ts` → ['.']. */
+function layerOf(path: string): [string, string | undefined] {
+  const parts = relative(root, path).split(/[\\/]/);
+  if (parts.length === 1) return ['.', undefined];
+  return [parts[0] ?? '.', parts.length > 2 ? parts[1] : undefined];
+}
+
+function violation(file: string, target: string): string | undefined {
+  const [fromLayer, fromSub] = layerOf(file);
+  const [toLayer, toSub] = layerOf(target);
+  if (!relative(root, target).split(/[\\/]/)[0] || relative(root, target).startsWith('..')) {
+    return `${relative(root, file)} imports ${target} outside src/`;
+  }
+  if (toLayer === 'cli' && fromLayer !== 'cli') return `${relative(root, file)} imports the CLI`;
+  if (fromLayer === toLayer) {
+    if (fromLayer === 'tools' && fromSub !== toSub && toSub !== 'shared') {
+      return `tool ${fromSub} imports another tool (${toSub}); share code through tools/shared`;
+    }
+    return undefined;
+  }
+  const permitted = allowed[fromLayer];
+  if (!permitted)
+    return `${relative(root, file)} is in an unknown layer "${fromLayer}"; add it to docs/architecture.md and this test`;
+  if (permitted.includes('*') || permitted.includes(toLayer)) return undefined;
+  return `${relative(root, file)} (${fromLayer}) imports ${relative(root, target)} (${toLayer})`;
+}
+
+describe('architecture', () => {
+  it('keeps imports pointing one way', () => {
+    const problems: string[] = [];
+    for (const file of sourceFiles(root)) {
+      for (const specifier of importsOf(file)) {
+        const problem = violation(file, resolve(dirname(file), specifier));
+        if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('catches a wrong-way import (the check itself works)', () => {
+    expect(violation(join(root, 'core', 'tool.ts'), join(root, 'pipeline', 'index.ts'))).toMatch(/core/);
+    expect(violation(join(root, 'tools', 'read', 'read.ts'), join(root, 'tools', 'edit', 'edit.ts'))).toMatch(
+      /another tool/,
+    );
+    expect(violation(join(root, 'shell', 'x.ts'), join(root, 'cli', 'program.ts'))).toMatch(/CLI/);
+    expect(
+      violation(join(root, 'tools', 'read', 'read.ts'), join(root, 'tools', 'shared', 'paths.ts')),
+    ).toBeUndefined();
+    expect(violation(join(root, 'pipeline', 'x.ts'), join(root, 'permissions', 'index.ts'))).toBeUndefined();
+  });
+});
