@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Message } from './messages.ts';
 import type { PermissionMode } from './permission-types.ts';
 import { cloneReadFileState, createReadFileState, type ReadFileState } from './read-file-state.ts';
+import { SessionResources } from './session-resources.ts';
 import type { AnyTool } from './tool.ts';
 
 /** An MCP server the session is connected to, as tools see it. */
@@ -50,6 +51,11 @@ export interface RunState {
   env: Readonly<Record<string, string | undefined>>;
   /** The clock tools use, so tests can control time. */
   now: () => number;
+  /**
+   * Long-lived things the session owns (background shells, a REPL), shared with subagents and
+   * released by `resources.dispose()` when the session ends. Optional: hand-built contexts may omit it.
+   */
+  resources?: SessionResources;
 }
 
 /** Hooks into an interactive UI; absent in headless and SDK use. */
@@ -96,6 +102,7 @@ export interface CreateContextInit {
   abortController?: AbortController;
   ui?: UiCallbacks;
   messages?: Message[];
+  resources?: SessionResources;
 }
 
 /** A fresh context for the main agent, with sane defaults for everything not given. */
@@ -123,6 +130,7 @@ export function createToolUseContext(init: CreateContextInit): ToolUseContext {
       denialTracking: { consecutive: 0, total: 0 },
       env: init.env ?? process.env,
       now: init.now ?? Date.now,
+      resources: init.resources ?? new SessionResources(),
     },
     agent: { agentId: 'main', depth: 0, isAsync: false },
   };
@@ -162,6 +170,7 @@ export const subagentFieldPolicy = {
   'run.denialTracking': 'fresh',
   'run.env': 'share',
   'run.now': 'share',
+  'run.resources': 'share',
   'agent.agentId': 'override',
   'agent.agentType': 'override',
   'agent.parentSystemPrompt': 'override',

@@ -6,6 +6,7 @@ export * from './json-schema.ts';
 export * from './messages.ts';
 export * from './permission-types.ts';
 export * from './read-file-state.ts';
+export * from './session-resources.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
 export * from './stream-events.ts';
