@@ -1,0 +1,151 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { PermissionMode, RuleSource } from '../../core/index.ts';
+import { buildRules } from '../rules/build-rules.ts';
+import type { PermissionRule } from '../rules/rule-types.ts';
+import type { LoadSettingsOptions, SettingsLayer } from './load-settings.ts';
+import type { HooksLayer, LoadedSettings } from './settings-types.ts';
+
+/** Rule sources from highest to lowest precedence. */
+export const sourcePrecedence: readonly RuleSource[] = [
+  'policySettings',
+  'cliArg',
+  'localSettings',
+  'projectSettings',
+  'userSettings',
+  'session',
+];
+
+/** Modes a project-level file may not select: they would skip the user's own judgement. */
+const modesProjectMayNotSet = new Set<PermissionMode>(['bypassPermissions', 'auto']);
+
+/**
+ * Merges settings layers: rule lists and directories concatenate, the highest level that sets a
+ * scalar wins, and project-level files are trusted only as far as the workspace is.
+ */
+export function mergeSettings(
+  unordered: readonly SettingsLayer[],
+  options: LoadSettingsOptions & { projectRoot: string },
+): LoadedSettings {
+  const layers = [...unordered].sort(
+    (a, b) => sourcePrecedence.indexOf(a.source) - sourcePrecedence.indexOf(b.source),
+  );
+  const notices: string[] = [];
+  const allow: PermissionRule[] = [];
+  const deny: PermissionRule[] = [];
+  const ask: PermissionRule[] = [];
+  const additionalDirectories: string[] = [];
+  const hooks: HooksLayer[] = [];
+  const env: Record<string, string> = {};
+  let defaultMode: PermissionMode | undefined;
+  let disableBypass = false;
+  let disableAuto = false;
+  let disableAllHooks = false;
+  const managedOnly = layers.some(
+    (layer) =>
+      layer.source === 'policySettings' &&
+      layer.settings.permissions?.allowManagedPermissionRulesOnly === true,
+  );
+
+  for (const layer of layers) {
+    const permissions = layer.settings.permissions ?? {};
+    const untrusted = layer.projectLevel && !options.trusted;
+    const origin = { source: layer.source, origin: layer.origin, root: layer.root };
+    const rulesAllowed = !managedOnly || layer.source === 'policySettings';
+    if (!rulesAllowed && (permissions.allow?.length || permissions.deny?.length || permissions.ask?.length)) {
+      notices.push(`Ignored permission rules in ${layer.origin}: policy allows managed rules only.`);
+    }
+    for (const behavior of ['deny', 'ask', 'allow'] as const) {
+      const texts = permissions[behavior] ?? [];
+      const built = buildRules(texts, behavior, origin);
+      notices.push(...built.notices);
+      if (!rulesAllowed) continue;
+      if (behavior === 'allow' && untrusted) {
+        if (built.rules.length > 0) {
+          notices.push(
+            `Ignored ${built.rules.length} allow rule(s) in ${layer.origin}: the workspace is not trusted.`,
+          );
+        }
+        continue;
+      }
+      ({ deny, ask, allow })[behavior].push(...built.rules);
+    }
+    const directories = permissions.additionalDirectories ?? [];
+    if (untrusted && directories.length > 0) {
+      notices.push(`Ignored additionalDirectories in ${layer.origin}: the workspace is not trusted.`);
+    } else {
+      for (const directory of directories) {
+        additionalDirectories.push(isAbsolute(directory) ? directory : resolve(layer.root, directory));
+      }
+    }
+    if (permissions.disableBypassPermissionsMode === 'disable') disableBypass = true;
+    if (permissions.disableAutoMode === 'disable') disableAuto = true;
+    const mode = permissions.defaultMode;
+    if (mode !== undefined && defaultMode === undefined) {
+      if (layer.projectLevel && modesProjectMayNotSet.has(mode)) {
+        notices.push(`Ignored defaultMode "${mode}" in ${layer.origin}: project settings cannot select it.`);
+      } else defaultMode = mode;
+    }
+    if (layer.settings.hooks) {
+      if (untrusted) notices.push(`Ignored hooks in ${layer.origin}: the workspace is not trusted.`);
+      else hooks.push({ source: layer.source, origin: layer.origin, hooks: layer.settings.hooks });
+    }
+    if (layer.settings.disableAllHooks === true) disableAllHooks = true;
+    if (layer.settings.env) {
+      if (untrusted) notices.push(`Ignored env in ${layer.origin}: the workspace is not trusted.`);
+      else
+        for (const [name, value] of Object.entries(layer.settings.env)) if (!(name in env)) env[name] = value;
+    }
+  }
+
+  const cli = options.cli ?? {};
+  const cliOrigin = { source: 'cliArg' as const, root: options.cwd };
+  const cliAllow = buildRules(cli.allowedTools ?? [], 'allow', {
+    ...cliOrigin,
+    origin: '--allowedTools',
+    keyPrefix: '--allowedTools',
+  });
+  const cliDeny = buildRules(cli.disallowedTools ?? [], 'deny', {
+    ...cliOrigin,
+    origin: '--disallowedTools',
+    keyPrefix: '--disallowedTools',
+  });
+  notices.push(...cliAllow.notices, ...cliDeny.notices);
+  if (managedOnly && cliAllow.rules.length > 0)
+    notices.push('Ignored --allowedTools: policy allows managed rules only.');
+  else allow.push(...cliAllow.rules);
+  deny.push(...cliDeny.rules);
+  for (const directory of cli.additionalDirectories ?? [])
+    additionalDirectories.push(resolve(options.cwd, directory));
+
+  let mode: PermissionMode = cli.permissionMode ?? defaultMode ?? 'default';
+  if (mode === 'bypassPermissions' && disableBypass) {
+    notices.push('bypassPermissions mode is disabled by policy; starting in default mode.');
+    mode = 'default';
+  }
+  if (mode === 'auto' && disableAuto) {
+    notices.push('auto mode is disabled by policy; starting in default mode.');
+    mode = 'default';
+  }
+  if (!options.trusted && layers.some((layer) => layer.projectLevel)) {
+    notices.push(
+      'The workspace is not trusted: project allow rules, directories, env and hooks were not applied.',
+    );
+  }
+
+  return {
+    rules: { allow, deny, ask },
+    defaultMode: mode,
+    additionalDirectories: [...new Set(additionalDirectories)],
+    disableBypassPermissionsMode: disableBypass,
+    disableAutoMode: disableAuto,
+    hooks,
+    disableAllHooks,
+    env,
+    notices,
+    files: layers.map((layer) => ({ source: layer.source, origin: layer.origin })),
+    projectRoot: options.projectRoot,
+    cwd: options.cwd,
+    home: options.home,
+    trusted: options.trusted,
+  };
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { EfferentError } from '../../core/index.ts';
+import { parseSettingsText } from './read-settings-file.ts';
+
+/** At most this many rules are saved from one "always allow" answer (one per subcommand). */
+export const maxRulesPerAnswer = 5;
+
+/** Where "always allow" answers go: the project's local, uncommitted settings. */
+export function localSettingsPath(projectRoot: string): string {
+  return join(projectRoot, '.efferent', 'settings.local.json');
+}
+
+/**
+ * Adds allow rules to `.efferent/settings.local.json`, keeping every other key as written.
+ * Writes a temp file and renames it over the original, so a crash never leaves half a file.
+ * Returns the rules actually added (duplicates skipped, at most {@link maxRulesPerAnswer}).
+ */
+export async function persistAllowRules(projectRoot: string, rules: readonly string[]): Promise<string[]> {
+  const path = localSettingsPath(projectRoot);
+  let json: Record<string, unknown> = {};
+  let text: string | undefined;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+  }
+  if (text !== undefined) {
+    parseSettingsText(text, `file ${path}`);
+    json = JSON.parse(text) as Record<string, unknown>;
+  }
+  const permissions = (json.permissions ?? {}) as Record<string, unknown>;
+  const existing = Array.isArray(permissions.allow) ? (permissions.allow as string[]) : [];
+  const added = [...new Set(rules)].filter((rule) => !existing.includes(rule)).slice(0, maxRulesPerAnswer);
+  if (added.length === 0) return [];
+  json.permissions = { ...permissions, allow: [...existing, ...added] };
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temp, `${JSON.stringify(json, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new EfferentError('settings_invalid', `Could not save permission rules to ${path}.`, {
+      cause: error,
+    });
+  }
+  return added;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { type PermissionMode, permissionModes } from '../../core/index.ts';
+
+/**
+ * The settings file format, compatible with Claude Code's `settings.json`: unknown top-level keys
+ * are kept (other tools share the file), but every key efferent reads is validated.
+ */
+
+const ruleList = z.array(z.string());
+
+/** One hook handler; fields beyond `type` belong to the hooks layer and are kept as written. */
+const hookHandlerSchema = z.looseObject({
+  type: z.enum(['command', 'http', 'mcp_tool', 'prompt', 'agent']),
+  if: z.string().optional(),
+  timeout: z.number().positive().optional(),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  url: z.string().optional(),
+});
+
+/** `hooks.<Event>`: matcher groups, each with its handlers. */
+export const hooksConfigSchema = z.record(
+  z.string(),
+  z.array(z.looseObject({ matcher: z.string().optional(), hooks: z.array(hookHandlerSchema) })),
+);
+
+/** The validated `hooks` object, kept raw for the hooks layer. */
+export type HooksConfig = z.infer<typeof hooksConfigSchema>;
+
+const modeSchema = z
+  .enum(['manual', ...permissionModes])
+  .transform((mode): PermissionMode => (mode === 'manual' ? 'default' : mode));
+
+/** The `permissions` object. */
+export const permissionsSettingsSchema = z.looseObject({
+  allow: ruleList.optional(),
+  deny: ruleList.optional(),
+  ask: ruleList.optional(),
+  defaultMode: modeSchema.optional(),
+  additionalDirectories: z.array(z.string()).optional(),
+  disableBypassPermissionsMode: z.literal('disable').optional(),
+  disableAutoMode: z.literal('disable').optional(),
+  allowManagedPermissionRulesOnly: z.boolean().optional(),
+});
+
+/** A whole settings file. */
+export const settingsFileSchema = z.looseObject({
+  permissions: permissionsSettingsSchema.optional(),
+  hooks: hooksConfigSchema.optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  disableAllHooks: z.boolean().optional(),
+  /** Also read Claude Code's `.claude/` settings files. */
+  claudeCompat: z.boolean().optional(),
+});
+
+/** A parsed settings file. */
+export type SettingsFile = z.infer<typeof settingsFileSchema>;

@@ -1,0 +1,38 @@
+import type { PermissionMode, RuleSource } from '../../core/index.ts';
+import type { RuleSet } from '../rules/rule-types.ts';
+import type { HooksConfig } from './settings-schema.ts';
+
+/** Hooks from one settings file, validated but otherwise as written. */
+export interface HooksLayer {
+  source: RuleSource;
+  origin: string;
+  hooks: HooksConfig;
+}
+
+/** All settings levels merged: what the permission engine and the hooks layer run on. */
+export interface LoadedSettings {
+  rules: RuleSet;
+  /** The mode to start in (already checked against what each level may set). */
+  defaultMode: PermissionMode;
+  /** Absolute directories besides the project root where files may be read without asking. */
+  additionalDirectories: string[];
+  /** Policy forbids bypassPermissions mode. */
+  disableBypassPermissionsMode: boolean;
+  /** Policy forbids auto mode. */
+  disableAutoMode: boolean;
+  /** Hook configuration per file, highest precedence first (the hooks layer merges them). */
+  hooks: HooksLayer[];
+  /** True when some level sets `disableAllHooks`. */
+  disableAllHooks: boolean;
+  /** Environment for tools, higher levels winning. */
+  env: Record<string, string>;
+  /** Things the user should know: ignored rules, untrusted workspace, refused modes. */
+  notices: string[];
+  /** The files that were read, highest precedence first. */
+  files: Array<{ source: RuleSource; origin: string }>;
+  projectRoot: string;
+  cwd: string;
+  home: string;
+  /** Whether the workspace was trusted when loading. */
+  trusted: boolean;
+}
