@@ -32,6 +32,7 @@ export const ErrorCodes = {
   budgetPersistFailed: 'budget_persist_failed',
   sandboxUnavailable: 'sandbox_unavailable',
   internal: 'internal',
+  toolDeferred: 'tool_deferred',
 } as const;
 
 /** A code from {@link ErrorCodes}. */

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import type { PermissionMode, ToolUseContext } from '../core/index.ts';
+import type { HookEvent, HookInput } from './types.ts';
+
+/** Where hooks are told the transcript lives unless the embedder says otherwise. */
+export function defaultTranscriptPath(context: ToolUseContext): string {
+  return join(context.run.sessionDir, 'transcript.jsonl');
+}
+
+/** `bubble` is efferent's own mode; hook scripts written for Claude Code only know the others. */
+function hookPermissionMode(mode: PermissionMode): PermissionMode {
+  return mode === 'bubble' ? 'default' : mode;
+}
+
+/**
+ * A hook's stdin: the common fields from the context (session, transcript, cwd, mode, event, and the
+ * agent id and type inside a subagent) plus the event's own fields.
+ */
+export function createHookInput(
+  event: HookEvent,
+  context: ToolUseContext,
+  fields: Record<string, unknown>,
+  transcriptPath: string = defaultTranscriptPath(context),
+): HookInput {
+  const input: HookInput = {
+    session_id: context.run.sessionId,
+    transcript_path: transcriptPath,
+    cwd: context.run.cwd,
+    permission_mode: hookPermissionMode(context.run.permissionMode),
+    hook_event_name: event,
+    ...fields,
+  };
+  if (context.agent.depth > 0) {
+    input.agent_id = context.agent.agentId;
+    if (context.agent.agentType !== undefined) input.agent_type = context.agent.agentType;
+  }
+  return input;
+}

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { HookEvent, HookJSONOutput } from './types.ts';
+
+/** Hook output strings longer than this are cut, as Claude Code does. */
+export const hookOutputCharLimit = 10_000;
+
+/** Cuts a string at the hook output limit, saying how much was dropped. */
+export function capHookText(text: string): string {
+  if (text.length <= hookOutputCharLimit) return text;
+  const dropped = text.length - hookOutputCharLimit;
+  return `${text.slice(0, hookOutputCharLimit)}\n… [hook output truncated: ${dropped} more characters]`;
+}
+
+const permissionBehavior = z.enum(['allow', 'deny', 'ask', 'defer']);
+
+/** Lenient on unknown keys (newer Claude Code fields must not break old runners), strict on known ones. */
+const hookJsonSchema = z.looseObject({
+  continue: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  suppressOutput: z.boolean().optional(),
+  systemMessage: z.string().optional(),
+  decision: z.enum(['approve', 'block']).optional(),
+  reason: z.string().optional(),
+  async: z.boolean().optional(),
+  asyncTimeout: z.number().optional(),
+  hookSpecificOutput: z
+    .looseObject({
+      hookEventName: z.string().optional(),
+      permissionDecision: permissionBehavior.optional(),
+      permissionDecisionReason: z.string().optional(),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
+      additionalContext: z.string().optional(),
+      updatedToolOutput: z.unknown().optional(),
+      updatedMCPToolOutput: z.unknown().optional(),
+      decision: z
+        .looseObject({
+          behavior: z.enum(['allow', 'deny']),
+          updatedInput: z.record(z.string(), z.unknown()).optional(),
+          updatedPermissions: z.array(z.unknown()).optional(),
+          message: z.string().optional(),
+          interrupt: z.boolean().optional(),
+        })
+        .optional(),
+      retry: z.boolean().optional(),
+    })
+    .optional(),
+});
+
+/** Checks a hook's JSON against the output contract. */
+export function parseHookJson(
+  value: unknown,
+): { ok: true; output: HookJSONOutput } | { ok: false; message: string } {
+  const parsed = hookJsonSchema.safeParse(value);
+  if (parsed.success) return { ok: true, output: parsed.data as HookJSONOutput };
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  return { ok: false, message: `hook output does not match the hook JSON format: ${issues.join('; ')}` };
+}
+
+/** One hook's contribution before merging. */
+export interface HookResult {
+  hook: string;
+  output?: HookJSONOutput;
+  /** Plain (non-JSON) stdout of a successful hook. */
+  plainText?: string;
+  /** A blocking error: exit code 2 or an equivalent. */
+  blocking?: string;
+  /** A non-blocking failure. */
+  error?: string;
+}
+
+/** Events where exit code 2 has no blocking meaning; its stderr is only reported. */
+const exitTwoIgnored: ReadonlySet<HookEvent> = new Set([
+  'PermissionRequest',
+  'Notification',
+  'SessionStart',
+  'SessionEnd',
+  'PermissionDenied',
+]);
+
+/**
+ * Applies the exit-code contract to one command run: 0 = success (JSON when stdout starts with `{`,
+ * else plain text); 2 = blocking, stderr is the reason and JSON is ignored; anything else = a
+ * non-blocking error whose valid JSON still takes effect.
+ */
+export function interpretCommandExit(
+  event: HookEvent,
+  hook: string,
+  run: { exitCode: number | null; stdout: string; stderr: string },
+): HookResult {
+  const result: HookResult = { hook };
+  const stdout = run.stdout.trim();
+  const stderr = capHookText(run.stderr.trim());
+  if (run.exitCode === 2) {
+    const reason = stderr || `Blocked by hook ${hook} (exit code 2, no message on stderr).`;
+    if (exitTwoIgnored.has(event)) result.error = reason;
+    else result.blocking = reason;
+    return result;
+  }
+  if (stdout.startsWith('{')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(stdout);
+    } catch (error) {
+      result.error = `hook printed invalid JSON: ${(error as Error).message}`;
+      return result;
+    }
+    const parsed = parseHookJson(json);
+    if (parsed.ok) result.output = parsed.output;
+    else result.error = parsed.message;
+  } else if (stdout !== '' && run.exitCode === 0) {
+    result.plainText = capHookText(stdout);
+  }
+  if (run.exitCode !== 0) {
+    const detail = stderr || `exit code ${run.exitCode ?? 'unknown'}`;
+    result.error = result.error ? `${detail}; ${result.error}` : detail;
+  }
+  return result;
+}

@@ -1,0 +1,266 @@
+import {
+  type AnyTool,
+  type CanUseTool,
+  EfferentError,
+  ErrorCodes,
+  errorMessage,
+  type Message,
+  type ToolResultBlock,
+  type ToolRunEvent,
+  type ToolUseBlock,
+  type ToolUseContext,
+  defaultResultBlock,
+  type RunToolUse,
+} from '../core/index.ts';
+import { createOtelTelemetry, type ToolCallOutcome } from '../telemetry/index.ts';
+import { abortedFailure, checkAbort, interruptedMessage } from './stages/abort-check.ts';
+import { appendMessages } from './stages/append-messages.ts';
+import { backfillInput } from './stages/backfill.ts';
+import { budgetResult } from './stages/budget-result.ts';
+import { callTool, type ProgressEvent } from './stages/call-tool.ts';
+import { classifyAndReport } from './stages/classify-and-report.ts';
+import { handleDenial } from './stages/handle-denial.ts';
+import { lookupTool } from './stages/lookup.ts';
+import { runPostToolFailureHooks } from './stages/post-tool-failure-hooks.ts';
+import { runPostToolHooks } from './stages/post-tool-hooks.ts';
+import { runPreToolHooks } from './stages/pre-tool-hooks.ts';
+import { resolvePermission } from './stages/resolve-permission.ts';
+import { startClassifier } from './stages/start-classifier.ts';
+import { validateSchema } from './stages/validate-schema.ts';
+import { validateSemantics } from './stages/validate-semantics.ts';
+import { type CallFailure, type ToolRunnerDeps, toolUseError } from './types.ts';
+
+/** How a call ended, before it is reported. */
+interface Terminal {
+  result: ToolResultBlock;
+  newMessages: Message[];
+  contextModifier?: (context: ToolUseContext) => ToolUseContext;
+  stopReason?: string;
+  outcome: ToolCallOutcome;
+  error?: unknown;
+}
+
+function failureTerminal(toolUseId: string, failure: CallFailure): Terminal {
+  const block: ToolResultBlock = { type: 'tool_result', toolUseId, content: failure.message, isError: true };
+  const { result, newMessages } = appendMessages({
+    result: block,
+    additionalContext: failure.additionalContext ?? [],
+    feedback: failure.feedback ?? [],
+  });
+  const terminal: Terminal = { result, newMessages, outcome: failure.outcome, error: failure.error };
+  if (failure.stopReason !== undefined) terminal.stopReason = failure.stopReason;
+  return terminal;
+}
+
+/** The text the model reads when `call()` threw: an efferent error speaks for itself. */
+function thrownErrorText(tool: AnyTool, error: unknown): string {
+  if (EfferentError.isInstance(error)) return toolUseError(error.message);
+  return toolUseError(`${tool.name} failed: ${errorMessage(error)}`);
+}
+
+/** A tool's mapping of its output, with the plain serialisation as fallback for odd hook output. */
+function mapOutput(tool: AnyTool, output: unknown, toolUseId: string): ToolResultBlock {
+  try {
+    return { ...tool.mapResultToBlock(output, toolUseId), toolUseId };
+  } catch {
+    return defaultResultBlock(output, toolUseId);
+  }
+}
+
+async function* runStages(
+  deps: ToolRunnerDeps,
+  block: ToolUseBlock,
+  context: ToolUseContext,
+  found: (tool: AnyTool) => void,
+): AsyncGenerator<ProgressEvent, Terminal> {
+  const toolUseId = block.id;
+  const fail = (failure: CallFailure): Terminal => failureTerminal(toolUseId, failure);
+  const transcriptPath = deps.transcriptPath?.(context);
+  const pathOption = transcriptPath === undefined ? {} : { transcriptPath };
+  const { hooks } = deps;
+
+  const lookup = lookupTool(block.name, deps.tools, deps.allTools); // 1
+  if (!lookup.ok) return fail(lookup.failure);
+  const tool = lookup.value;
+  found(tool);
+
+  const aborted = checkAbort(context); // 2
+  if (aborted) return fail(aborted);
+
+  const schemaNotLoaded =
+    tool.shouldDefer && deps.deferred !== undefined && !deps.deferred.isLoaded(tool.name);
+  const parsed = validateSchema(tool, block.input, { schemaNotLoaded }); // 3
+  if (!parsed.ok) return fail(parsed.failure);
+  let input = parsed.value;
+
+  const semantic = await validateSemantics(tool, input, context); // 4
+  if (!semantic.ok) return fail(semantic.failure);
+
+  startClassifier(deps.classifierStart, tool, input, context); // 5
+  let observable = backfillInput(tool, input, context); // 6
+
+  const pre = await runPreToolHooks({
+    hooks,
+    tool,
+    input,
+    observableInput: observable,
+    toolUseId,
+    context,
+    ...pathOption,
+  }); // 7
+  if (!pre.ok) return fail(pre.failure);
+  const context7 = pre.value.additionalContext;
+  if (pre.value.inputUpdated) {
+    input = pre.value.input;
+    const recheck = await validateSemantics(tool, input, context);
+    if (!recheck.ok) return fail({ ...recheck.failure, additionalContext: context7 });
+    observable = backfillInput(tool, input, context);
+  }
+  if (context.run.abortController.signal.aborted)
+    return fail({ ...abortedFailure(), additionalContext: context7 });
+
+  const permission = await resolvePermission({
+    resolver: deps.resolvePermission,
+    tool,
+    input,
+    observableInput: observable,
+    toolUseId,
+    context,
+    ...(pre.value.hookDecision ? { hookDecision: pre.value.hookDecision } : {}),
+  }); // 8
+  if (!permission.ok) {
+    const denial = await handleDenial({
+      hooks,
+      tool,
+      input: observable,
+      toolUseId,
+      context,
+      message: permission.failure.message,
+      decision: permission.failure.decision,
+      ...pathOption,
+    }); // 9
+    return fail({
+      ...permission.failure,
+      message: denial.message,
+      additionalContext: [...context7, ...denial.additionalContext],
+    });
+  }
+  input = permission.value.input;
+
+  const canUseTool: CanUseTool = (nestedTool, nestedInput, nestedContext, nestedId) =>
+    deps.resolvePermission({
+      tool: nestedTool,
+      input: nestedInput,
+      toolUseId: nestedId,
+      context: nestedContext,
+    });
+  const callStarted = performance.now();
+  const called = yield* callTool({ tool, input, context, canUseTool, toolUseId }); // 10
+  const durationMs = Math.round(performance.now() - callStarted);
+  if (called.kind !== 'returned') {
+    const isInterrupt = called.kind === 'aborted';
+    const message = isInterrupt ? interruptedMessage : thrownErrorText(tool, called.error);
+    const failureHooks = await runPostToolFailureHooks({
+      hooks,
+      tool,
+      input: observable,
+      toolUseId,
+      context,
+      error: message,
+      isInterrupt,
+      durationMs,
+      ...pathOption,
+    });
+    const failure: CallFailure = isInterrupt
+      ? abortedFailure()
+      : { message, outcome: 'tool_error', error: called.error };
+    failure.additionalContext = [...context7, ...failureHooks.additionalContext];
+    failure.feedback = failureHooks.feedback;
+    if (failureHooks.stopReason !== undefined) failure.stopReason = failureHooks.stopReason;
+    return fail(failure);
+  }
+
+  let result = await budgetResult(deps.budget, tool, mapOutput(tool, called.result.data, toolUseId)); // 11
+  const post = await runPostToolHooks({
+    hooks,
+    tool,
+    input: observable,
+    output: called.result.data,
+    toolUseId,
+    context,
+    durationMs,
+    ...pathOption,
+  }); // 12
+  if (post.replacement) {
+    result = await budgetResult(deps.budget, tool, mapOutput(tool, post.replacement.value, toolUseId));
+  }
+
+  const appended = appendMessages({
+    result,
+    newMessages: called.result.newMessages ?? [],
+    additionalContext: [...context7, ...post.additionalContext],
+    feedback: post.feedback,
+  }); // 13
+  const terminal: Terminal = {
+    result: appended.result,
+    newMessages: appended.newMessages,
+    outcome: appended.result.isError ? 'tool_error' : 'success',
+  };
+  if (appended.result.isError)
+    terminal.error = new EfferentError(ErrorCodes.toolFailed, 'the tool reported an error');
+  if (called.result.contextModifier) terminal.contextModifier = called.result.contextModifier;
+  if (post.stopReason !== undefined) terminal.stopReason = post.stopReason;
+  return terminal;
+}
+
+/**
+ * The 14-step pipeline as the executor calls it: one tool_use in, progress events as they happen,
+ * then exactly one result event. Failures at any step come back as is_error results the model can
+ * act on; nothing a tool, hook or resolver does makes this throw.
+ */
+export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
+  const telemetry = deps.telemetry ?? createOtelTelemetry();
+  return async function* runToolUse(
+    block: ToolUseBlock,
+    context: ToolUseContext,
+  ): AsyncGenerator<ToolRunEvent, void> {
+    const startTime = Date.now();
+    const started = performance.now();
+    let tool: AnyTool | undefined;
+    let terminal: Terminal;
+    try {
+      terminal = yield* runStages(deps, block, context, (found) => {
+        tool = found;
+      });
+    } catch (error) {
+      terminal = failureTerminal(block.id, {
+        message: toolUseError(
+          `efferent failed internally while running ${block.name}: ${errorMessage(error)}. This is not caused by your input; continue without this call or try it once more.`,
+        ),
+        outcome: 'internal_error',
+        error: EfferentError.isInstance(error)
+          ? error
+          : new EfferentError(ErrorCodes.internal, 'pipeline error', { cause: error }),
+      });
+    }
+    const errorClass = classifyAndReport({
+      telemetry,
+      tool,
+      toolUseId: block.id,
+      agentId: context.agent.agentId,
+      outcome: terminal.outcome,
+      error: terminal.error,
+      startTime,
+      durationMs: Math.round(performance.now() - started),
+    }); // 14
+    const event: Extract<ToolRunEvent, { type: 'result' }> = {
+      type: 'result',
+      result: terminal.result,
+      newMessages: terminal.newMessages,
+    };
+    if (terminal.contextModifier) event.contextModifier = terminal.contextModifier;
+    if (terminal.stopReason !== undefined) event.stopReason = terminal.stopReason;
+    if (errorClass !== undefined) event.errorClass = errorClass;
+    yield event;
+  };
+}

@@ -1,0 +1,86 @@
+import type { AnyTool, CanUseTool, ToolResult, ToolRunEvent, ToolUseContext } from '../../core/index.ts';
+
+/** A progress event as the runner yields it. */
+export type ProgressEvent = Extract<ToolRunEvent, { type: 'progress' }>;
+
+/** How `call()` ended. */
+export type CallOutcome =
+  | { kind: 'returned'; result: ToolResult<unknown> }
+  | { kind: 'threw'; error: unknown }
+  | { kind: 'aborted' };
+
+/** Arguments of {@link callTool}. */
+export interface CallRequest {
+  tool: AnyTool;
+  input: Record<string, unknown>;
+  context: ToolUseContext;
+  canUseTool: CanUseTool;
+  toolUseId: string;
+}
+
+/**
+ * Step 10: run `call()`, yielding each progress event as soon as the tool emits it. When the context
+ * is aborted the call ends at once as `aborted`; the tool is expected to stop on the same signal, and
+ * anything it does after that is ignored.
+ */
+export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEvent, CallOutcome> {
+  const { tool, input, context, toolUseId } = request;
+  const signal = context.run.abortController.signal;
+  const queue: ProgressEvent[] = [];
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+
+  let outcome: CallOutcome | undefined;
+  const running = Promise.resolve()
+    .then(() =>
+      tool.call(
+        input,
+        context,
+        request.canUseTool,
+        (progress: { toolUseId: string; data: unknown }) => {
+          if (outcome) return;
+          queue.push({ type: 'progress', toolUseId: progress.toolUseId, data: progress.data });
+          notify();
+        },
+        toolUseId,
+      ),
+    )
+    .then(
+      (result: ToolResult<unknown>) => {
+        outcome ??= { kind: 'returned', result };
+      },
+      (error: unknown) => {
+        outcome ??= { kind: 'threw', error };
+      },
+    )
+    .finally(notify);
+
+  const onAbort = (): void => {
+    outcome ??= { kind: 'aborted' };
+    notify();
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    while (true) {
+      const next = queue.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (outcome) return outcome;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // A tool that ignores the abort keeps running; its late rejection must not become unhandled.
+    void running;
+  }
+}
