@@ -18,12 +18,19 @@ export class Tracker {
   readonly starts: string[] = [];
   readonly ends: string[] = [];
   maxRunning = 0;
+  /** Set by a test when it interrupts the turn; nothing may start after. */
+  interrupted = false;
+  /** Set by a test once the model stream has ended; unsafe calls started after are listed. */
+  streamEnded = false;
+  readonly unsafeStartsAfterStreamEnd: string[] = [];
 
   begin(id: string, safe: boolean): void {
+    if (this.interrupted) this.violations.push(`${id} started after the interrupt`);
     const unsafeRunning = [...this.running.values()].some((value) => !value);
     if (!safe && this.running.size > 0)
       this.violations.push(`unsafe ${id} started beside ${[...this.running.keys()]}`);
     if (unsafeRunning) this.violations.push(`${id} started while an unsafe call ran`);
+    if (this.streamEnded && !safe) this.unsafeStartsAfterStreamEnd.push(id);
     this.running.set(id, safe);
     this.starts.push(id);
     this.maxRunning = Math.max(this.maxRunning, this.running.size);
@@ -45,17 +52,34 @@ const callInput = z.object({
 });
 type CallInput = z.infer<typeof callInput>;
 
+/** Waits `ms`; rejects when the signal aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Real timers. */
+export const realSleep: Sleep = (ms, signal) =>
+  delay(ms, undefined, signal ? { signal } : {}).then(() => undefined);
+
+/** `ms` event-loop turns instead of milliseconds: real interleavings, no wall time. */
+export const tickSleep: Sleep = async (ticks, signal) => {
+  for (let tick = 0; tick < ticks; tick += 1) {
+    if (signal?.aborted) throw signal.reason;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  if (signal?.aborted) throw signal.reason;
+};
+
 async function work(
   input: CallInput,
   signal: AbortSignal,
   onProgress: (data: unknown) => void,
+  sleep: Sleep,
 ): Promise<void> {
   const steps = (input.progress ?? 0) + 1;
   for (let step = 0; step < steps; step += 1) {
     if (step > 0) onProgress({ step });
-    if (input.ignoreAbort) await delay(input.ms / steps);
+    if (input.ignoreAbort) await sleep(input.ms / steps);
     else
-      await delay(input.ms / steps, undefined, { signal }).catch(() => {
+      await sleep(input.ms / steps, signal).catch(() => {
         throw new EfferentError('aborted', 'aborted');
       });
   }
@@ -78,7 +102,7 @@ interface TestToolOptions {
 }
 
 /** A real tool whose timing and outcome come from its input: `{ms, fail, readOnly, progress}`. */
-export function makeTool(options: TestToolOptions, tracker: Tracker): AnyTool {
+export function makeTool(options: TestToolOptions, tracker: Tracker, sleep: Sleep = realSleep): AnyTool {
   return buildTool<CallInput, string, unknown>({
     name: options.name,
     inputSchema: callInput as unknown as z.ZodType<CallInput>,
@@ -91,7 +115,12 @@ export function makeTool(options: TestToolOptions, tracker: Tracker): AnyTool {
     async call(input, context, _canUseTool, onProgress, toolUseId) {
       tracker.begin(toolUseId, options.safe(input));
       try {
-        await work(input, context.run.abortController.signal, (data) => onProgress({ toolUseId, data }));
+        await work(
+          input,
+          context.run.abortController.signal,
+          (data) => onProgress({ toolUseId, data }),
+          sleep,
+        );
         const modifier = options.modifier?.(input, toolUseId);
         return modifier
           ? { data: `${options.name} ok`, contextModifier: modifier }
@@ -104,12 +133,16 @@ export function makeTool(options: TestToolOptions, tracker: Tracker): AnyTool {
 }
 
 /** The standard set: Read (safe), Write (unsafe), Shell (safe when read-only, cancels siblings), Wait (blocks interrupts). */
-export function standardTools(tracker: Tracker): AnyTool[] {
+export function standardTools(tracker: Tracker, sleep: Sleep = realSleep): AnyTool[] {
   return [
-    makeTool({ name: 'Read', safe: () => true }, tracker),
-    makeTool({ name: 'Write', safe: () => false }, tracker),
-    makeTool({ name: 'Shell', safe: (input) => input.readOnly === true, cancelsSiblings: true }, tracker),
-    makeTool({ name: 'Wait', safe: () => true, interrupt: 'block' }, tracker),
+    makeTool({ name: 'Read', safe: () => true }, tracker, sleep),
+    makeTool({ name: 'Write', safe: () => false }, tracker, sleep),
+    makeTool(
+      { name: 'Shell', safe: (input) => input.readOnly === true, cancelsSiblings: true },
+      tracker,
+      sleep,
+    ),
+    makeTool({ name: 'Wait', safe: () => true, interrupt: 'block' }, tracker, sleep),
   ];
 }
 
@@ -197,10 +230,11 @@ export function endStep(after: number, stopReason: StopReason = 'tool_use'): Str
 export async function* scriptedStream(
   steps: readonly StreamStep[],
   signal?: AbortSignal,
+  sleep: Sleep = realSleep,
 ): AsyncGenerator<StreamEvent> {
   yield { type: 'message_start' };
   for (const step of steps) {
-    if (step.after > 0) await delay(step.after, undefined, signal ? { signal } : {}).catch(() => undefined);
+    if (step.after > 0) await sleep(step.after, signal).catch(() => undefined);
     if (signal?.aborted) {
       yield { type: 'error', message: 'aborted' };
       return;
