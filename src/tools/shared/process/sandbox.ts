@@ -1,0 +1,174 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, lstatSync, openSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The OS sandbox for shell commands, on bubblewrap (`bwrap`): the whole file system read-only, the
+ * working directories and the session directory writable, protected paths read-only even inside
+ * them, a private /tmp, no network unless allowed, and a private PID namespace so every process the
+ * command starts dies with it.
+ */
+
+/** Whether bwrap can be used here, and why not. */
+export type SandboxAvailability = { available: true } | { available: false; reason: string };
+
+/** What a sandboxed command may touch. */
+export interface SandboxPolicy {
+  /** Directories the command may write (canonical paths): the project root and added directories. */
+  writableDirectories: readonly string[];
+  /** Where efferent keeps the command's output and cwd file; always writable. */
+  sessionDirectory: string;
+  /** The user's home: its shell start-up files stay read-only if home is writable. */
+  homeDirectory: string;
+  /** Keep the host network (default: none, not even the host's loopback). */
+  allowNetwork: boolean;
+}
+
+/** The arguments for bwrap plus the placeholders to remove when the command is done. */
+export interface SandboxInvocation {
+  file: string;
+  args: string[];
+  /** Removes placeholder files created to protect paths that did not exist. */
+  cleanup(): void;
+}
+
+/**
+ * Paths inside each writable directory that stay read-only: git hooks and config run code on the
+ * host later, and efferent/Claude settings can define hooks. Missing ones get an empty read-only
+ * placeholder so the command cannot create them either.
+ */
+export const protectedWorkspaceEntries = ['.git/hooks', '.git/config', '.efferent', '.claude'] as const;
+
+/** Start-up files in home that run code in every later shell (protected when home is writable). */
+export const protectedHomeEntries = [
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.gitconfig',
+  '.ssh',
+  '.config/git',
+  '.efferent',
+  '.claude',
+] as const;
+
+let cachedAvailability: SandboxAvailability | undefined;
+
+/**
+ * Probes bwrap once per process with the namespaces efferent uses; the answer is a fact about the
+ * machine, so it is cached. `refresh` probes again.
+ */
+export function probeSandbox(refresh = false): SandboxAvailability {
+  if (cachedAvailability && !refresh) return cachedAvailability;
+  const probe = spawnSync(
+    'bwrap',
+    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', 'true'],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' },
+  );
+  if (probe.error) {
+    const missing = (probe.error as NodeJS.ErrnoException).code === 'ENOENT';
+    cachedAvailability = {
+      available: false,
+      reason: missing
+        ? 'bubblewrap (bwrap) is not installed'
+        : `bwrap could not start: ${probe.error.message}`,
+    };
+  } else if (probe.status !== 0) {
+    const detail = probe.stderr.trim().split('\n')[0] ?? '';
+    cachedAvailability = {
+      available: false,
+      reason: `bwrap does not work here (${detail || `exit ${probe.status}`})`,
+    };
+  } else {
+    cachedAvailability = { available: true };
+  }
+  return cachedAvailability;
+}
+
+/** True when `child` is `parent` or below it (both canonical, absolute). */
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+}
+
+/** The bwrap command line that runs `command` (argv) under `policy` with `cwd` as working directory. */
+export function buildSandboxInvocation(
+  policy: SandboxPolicy,
+  cwd: string,
+  command: readonly string[],
+): SandboxInvocation {
+  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
+  // --new-session: the command cannot reach a controlling terminal (TIOCSTI input injection). We
+  // already spawn it detached, so job control inside `bash -c` is unaffected either way.
+  args.push('--new-session');
+  if (!policy.allowNetwork) args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+
+  const writable = policy.writableDirectories.filter((directory) => existsSync(directory));
+  for (const directory of writable) args.push('--bind', directory, directory);
+
+  const placeholders: string[] = [];
+  const protect = (path: string) => {
+    if (!existsSync(path)) {
+      // A dangling link cannot be bound; the command cannot write through it into a read-only tree.
+      if (isSymlink(path)) return;
+      const placeholder = createPlaceholder(path);
+      if (placeholder === 'failed') return;
+      if (placeholder === 'created') placeholders.push(path);
+    }
+    args.push('--ro-bind', path, path);
+  };
+  for (const directory of writable) {
+    for (const entry of protectedWorkspaceEntries) {
+      // .git/hooks and .git/config only matter in a real repository.
+      if (entry.startsWith('.git/') && !existsSync(join(directory, '.git'))) continue;
+      protect(join(directory, entry));
+    }
+  }
+  if (writable.some((directory) => isInside(policy.homeDirectory, directory))) {
+    for (const entry of protectedHomeEntries) protect(join(policy.homeDirectory, entry));
+  }
+  // Last, so it stays writable even when it lives under a protected directory such as .efferent.
+  args.push('--bind', policy.sessionDirectory, policy.sessionDirectory);
+  args.push('--chdir', cwd, '--', ...command);
+
+  return {
+    file: 'bwrap',
+    args,
+    cleanup() {
+      for (const path of placeholders) removePlaceholder(path);
+    },
+  };
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Creates an empty file to bind read-only over a missing protected path. */
+function createPlaceholder(path: string): 'created' | 'exists' | 'failed' {
+  try {
+    closeSync(openSync(path, 'wx', 0o444));
+    return 'created';
+  } catch (error) {
+    // A concurrent sandboxed command created it first: protect it, but leave removal to that one.
+    return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'exists' : 'failed';
+  }
+}
+
+function removePlaceholder(path: string): void {
+  try {
+    const info = lstatSync(path);
+    if (info.isFile() && info.size === 0) unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,179 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { access, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/** Where ripgrep comes from: the system's `rg`, the one bundled through npm, or the pure-JS fallback. */
+export type RipgrepSource = 'system' | 'bundled' | 'js';
+
+/** A usable ripgrep binary, or the instruction to use the JS fallback. */
+export type RipgrepLocation =
+  | { source: 'system' | 'bundled'; path: string; version: string }
+  | { source: 'js' };
+
+/** Oldest ripgrep whose flags (`--max-columns-preview`, `--multiline-dotall`) efferent relies on. */
+export const minimumRipgrepMajor = 13;
+
+const located = new Map<string, Promise<RipgrepLocation>>();
+
+function isExecutable(path: string): Promise<boolean> {
+  return new Promise((resolve) => access(path, constants.X_OK, (error) => resolve(!error)));
+}
+
+function versionOf(path: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(path, ['--version'], { timeout: 5000 }, (error, stdout) => {
+      const match = /ripgrep (\d+)\.(\d+)\.(\d+)/.exec(stdout);
+      resolve(error || !match ? undefined : `${match[1]}.${match[2]}.${match[3]}`);
+    });
+  });
+}
+
+async function systemRipgrep(pathVariable: string | undefined): Promise<RipgrepLocation | undefined> {
+  const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
+  for (const directory of (pathVariable ?? '').split(delimiter)) {
+    if (!directory) continue;
+    const candidate = join(directory, name);
+    if (!(await isExecutable(candidate))) continue;
+    const version = await versionOf(candidate);
+    if (version && Number(version.split('.')[0]) >= minimumRipgrepMajor) {
+      return { source: 'system', path: candidate, version };
+    }
+  }
+  return undefined;
+}
+
+async function bundledRipgrep(): Promise<RipgrepLocation | undefined> {
+  try {
+    // The platform package is optional; its absence makes the import throw.
+    const { rgPath } = await import('@vscode/ripgrep');
+    const version = await versionOf(rgPath);
+    return version ? { source: 'bundled', path: rgPath, version } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The source `EFFERENT_RG` asks for (`system`, `bundled`, `js`), if any. */
+export function ripgrepPreference(
+  env: Readonly<Record<string, string | undefined>>,
+): RipgrepSource | undefined {
+  const value = env['EFFERENT_RG']?.trim().toLowerCase();
+  return value === 'system' || value === 'bundled' || value === 'js' ? value : undefined;
+}
+
+/**
+ * Finds ripgrep: the system's `rg` (version 13 or newer) on PATH, else the npm-bundled one, else the
+ * JS fallback. `preference` forces one source; a forced binary that is missing falls through to JS.
+ * Results are remembered per PATH and preference, since probing spawns processes.
+ */
+export function locateRipgrep(
+  env: Readonly<Record<string, string | undefined>>,
+  preference: RipgrepSource | undefined = ripgrepPreference(env),
+): Promise<RipgrepLocation> {
+  const key = `${preference ?? 'auto'}\0${env['PATH'] ?? ''}`;
+  let pending = located.get(key);
+  if (!pending) {
+    pending = (async (): Promise<RipgrepLocation> => {
+      if (preference === 'js') return { source: 'js' };
+      if (preference !== 'bundled') {
+        const system = await systemRipgrep(env['PATH']);
+        if (system) return system;
+        if (preference === 'system') return { source: 'js' };
+      }
+      return (await bundledRipgrep()) ?? { source: 'js' };
+    })();
+    located.set(key, pending);
+  }
+  return pending;
+}
+
+/** How a ripgrep run ended. */
+export interface RipgrepExit {
+  /** 0 = matches, 1 = none, 2 = error (possibly with partial results). Null when we stopped it. */
+  exitCode: number | null;
+  /** The first few KB of stderr. */
+  stderr: string;
+  /** True when `onLine` asked to stop and the process was killed. */
+  stoppedEarly: boolean;
+}
+
+/** Options for {@link runRipgrep}. */
+export interface RunRipgrepOptions {
+  cwd: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  signal?: AbortSignal;
+}
+
+const maxStderr = 8192;
+
+/**
+ * Runs ripgrep and hands each stdout line to `onLine` as it arrives; returning `false` stops reading
+ * and kills the process, so a search never holds more output than its caller keeps. Stdin is closed
+ * (ripgrep would otherwise search it). Rejects only when the process cannot start or the signal aborts.
+ */
+export function runRipgrep(
+  rgPath: string,
+  args: readonly string[],
+  options: RunRipgrepOptions,
+  onLine: (line: string) => boolean | undefined,
+): Promise<RipgrepExit> {
+  return new Promise((resolve, reject) => {
+    options.signal?.throwIfAborted();
+    const child: ChildProcess = spawn(rgPath, args, {
+      cwd: options.cwd,
+      env: options.env ? { ...options.env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let carry = '';
+    let stopped = false;
+    const onAbort = () => child.kill('SIGKILL');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      child.stdout?.destroy();
+      child.kill('SIGKILL');
+    };
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      if (stopped) return;
+      const text = carry + chunk;
+      let start = 0;
+      for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+        const line = text.slice(start, end);
+        start = end + 1;
+        if (onLine(line) === false) {
+          stop();
+          return;
+        }
+      }
+      carry = text.slice(start);
+    });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      if (stderr.length < maxStderr) stderr += chunk.slice(0, maxStderr - stderr.length);
+    });
+    child.on('error', (error) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (options.signal?.aborted) {
+        reject(options.signal.reason);
+        return;
+      }
+      if (!stopped && carry !== '') onLine(carry);
+      resolve({ exitCode: stopped ? null : code, stderr, stoppedEarly: stopped });
+    });
+  });
+}
+
+/** The part of ripgrep's stderr worth showing the model (the regex error, without usage noise). */
+export function ripgrepErrorSummary(stderr: string): string {
+  return stderr.trim().split('\n').slice(0, 12).join('\n');
+}
+
+/** VCS metadata directories no search should descend into. */
+export const vcsDirectories = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'] as const;

@@ -1,0 +1,68 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AnyTool,
+  createToolUseContext,
+  type CreateContextInit,
+  EfferentError,
+  type ToolResultBlock,
+  type ToolUseContext,
+  toolResultText,
+} from '../../core/index.ts';
+
+/** A temp directory used as project root and cwd; remove it with `cleanup`. */
+export interface TempProject {
+  root: string;
+  context: ToolUseContext;
+  cleanup: () => Promise<void>;
+}
+
+/** Makes a temp project and a context rooted in it (for tool tests). */
+export async function makeTempProject(init: Partial<CreateContextInit> = {}): Promise<TempProject> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'efferent-tools-')));
+  const context = createToolUseContext({
+    cwd: root,
+    env: { PATH: process.env['PATH'], HOME: root },
+    ...init,
+  });
+  return { root, context, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** How one tool call ended, as the model would see it. */
+export type CallOutcome<Output> =
+  | { ok: true; data: Output; block: ToolResultBlock; text: string }
+  | { ok: false; stage: 'schema' | 'validate' | 'call'; message: string; code: string | number };
+
+/**
+ * Runs a tool the way the pipeline does for the parts a tool owns: schema parse, `validateInput`,
+ * `call`, `mapResultToBlock`. Expected failures come back as `{ok:false}`; bugs still throw.
+ */
+export async function runTool<Output>(
+  tool: AnyTool,
+  rawInput: Record<string, unknown>,
+  context: ToolUseContext,
+): Promise<CallOutcome<Output>> {
+  const parsed = tool.inputSchema.safeParse(rawInput);
+  if (!parsed.success)
+    return { ok: false, stage: 'schema', message: parsed.error.message, code: 'input_invalid' };
+  const input = parsed.data as Record<string, unknown>;
+  const validation = await tool.validateInput(input, context);
+  if (!validation.ok)
+    return { ok: false, stage: 'validate', message: validation.message, code: validation.code };
+  try {
+    const result = await tool.call(
+      input,
+      context,
+      async () => ({ behavior: 'allow', trace: [] }),
+      () => {},
+      'toolu_test',
+    );
+    const block = tool.mapResultToBlock(result.data, 'toolu_test');
+    return { ok: true, data: result.data as Output, block, text: toolResultText(block) };
+  } catch (error) {
+    if (EfferentError.isInstance(error))
+      return { ok: false, stage: 'call', message: error.message, code: error.code };
+    throw error;
+  }
+}
