@@ -33,16 +33,18 @@ export function contextIn(
   });
 }
 
+const echoSchema = z.object({
+  text: z.string(),
+  times: z.number().int().positive().optional(),
+  _secret: z.string().optional(),
+});
+
 /** Echo: returns its text, optionally repeated; records the inputs it was called with. */
 export function echoTool(calls: Array<Record<string, unknown>> = []) {
-  return buildTool({
+  return buildTool<z.infer<typeof echoSchema>, string, { step: string }>({
     name: 'Echo',
     aliases: ['Say'],
-    inputSchema: z.object({
-      text: z.string(),
-      times: z.number().int().positive().optional(),
-      _secret: z.string().optional(),
-    }),
+    inputSchema: echoSchema,
     prompt: 'Echoes its input.',
     maxResultSizeChars: 1_000,
     validateInput: async (input) =>
@@ -77,7 +79,7 @@ export function failingTool(kind: 'efferent' | 'plain' = 'plain') {
 
 /** Waits for the signal, emitting progress first; the proper abort-aware tool. */
 export function waitingTool(started?: () => void) {
-  return buildTool({
+  return buildTool<{ ms: number }, string, string>({
     name: 'Wait',
     inputSchema: z.object({ ms: z.number() }),
     prompt: 'Waits.',
