@@ -1,0 +1,160 @@
+import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bash/check-subcommand.ts';
+import type { AnalyzedSubcommandLike, ShellAnalyzer } from './bash/shell-contract.ts';
+import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
+import type { PermissionRule } from './rules/rule-types.ts';
+import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
+
+/** At most this many rules are suggested for one compound command. */
+export const maxSuggestedRules = 5;
+
+/** What the Bash flow needs besides the per-subcommand context. */
+export interface BashFlowContext extends SubcommandCheckContext {
+  analyzer: ShellAnalyzer;
+}
+
+const analysisAsk = (reason: string): AskVerdict => ({
+  behavior: 'ask',
+  kind: 'analysis',
+  reason,
+  classifierApprovable: true,
+  steps: [{ stage: 'analysis', outcome: 'ask', detail: `The command must be asked about: ${reason}.` }],
+  suggestions: [],
+});
+
+/** Deny rules tried on text the analyser could not split: the whole text and naive operator-split pieces. */
+function denyOnRawText(command: string, rules: readonly PermissionRule[]): PermissionRule | undefined {
+  const pieces = [command, ...command.split(/&&|\|\||[;|&\n()`]|\$\(/)]
+    .map((piece) => piece.trim())
+    .filter(Boolean);
+  const spellings = pieces.flatMap((piece) => {
+    const words = piece.split(/\s+/).filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+    const first = (words[0] ?? '').replace(/^[\\='"]+|['"]+$/g, '');
+    return [piece, words.join(' '), [first.slice(first.lastIndexOf('/') + 1), ...words.slice(1)].join(' ')];
+  });
+  return rules.find((rule) => {
+    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
+    return spellings.some((text) => matchesShellPattern(pattern, text));
+  });
+}
+
+const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? '';
+
+/**
+ * Decides a shell command: too-complex → only deny rules on the raw text, then ask; more than 50
+ * subcommands or more than 10,000 characters → every subcommand still checked against deny, then
+ * ask; several `cd`s or `cd` with `git` → ask; otherwise each subcommand on its own (deny → ask →
+ * paths → allow → read-only), aggregated: any deny denies, all allowed allows, else ask with at most
+ * five suggested rules.
+ */
+export function evaluateShellCommand(command: string, cwd: string, context: BashFlowContext): Verdict {
+  const analysis = context.analyzer.analyzeCommand(command, { cwd });
+  if (analysis.kind === 'too-complex') {
+    const rule = denyOnRawText(command, context.shellRules.deny);
+    if (rule)
+      return {
+        behavior: 'deny',
+        reason: `the command matches ${describeRule(rule)}`,
+        rule,
+        steps: [ruleStep(rule, 'deny', 'The unparsed command text matches this deny rule.')],
+      };
+    const askRule = denyOnRawText(command, context.shellRules.ask);
+    if (askRule)
+      return {
+        ...analysisAsk(analysis.reason),
+        kind: 'rule',
+        rule: askRule,
+        reason: `the command matches ${describeRule(askRule)}`,
+      };
+    return analysisAsk(`the command is too complex to check (${analysis.reason})`);
+  }
+  const { subcommands } = analysis;
+  const results = subcommands.map((subcommand) => ({
+    subcommand,
+    verdict: checkSubcommand(subcommand, context),
+  }));
+  const denied = results.find((result) => result.verdict?.behavior === 'deny');
+  if (denied?.verdict) return denied.verdict;
+  const rawDeny = denyOnRawText(command, context.shellRules.deny);
+  if (rawDeny && subcommands.length === 0) {
+    return {
+      behavior: 'deny',
+      reason: `the command matches ${describeRule(rawDeny)}`,
+      rule: rawDeny,
+      steps: [ruleStep(rawDeny, 'deny', 'The command text matches this deny rule.')],
+    };
+  }
+
+  let pending: AskVerdict | undefined;
+  const raise = (verdict: AskVerdict) => {
+    pending = pending ? strongerAsk(pending, verdict) : verdict;
+  };
+  if (analysis.tooManySubcommands) raise(analysisAsk(`it has more than 50 subcommands`));
+  if (analysis.tooLong) raise(analysisAsk('it is longer than 10,000 characters'));
+  const cdCount = subcommands.filter((subcommand) =>
+    ['cd', 'pushd', 'popd'].includes(programOf(subcommand)),
+  ).length;
+  if (cdCount > 1) raise(analysisAsk('it changes directory more than once'));
+  if (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git')) {
+    raise(analysisAsk('it changes directory and runs git (hooks of another repository could run)'));
+  }
+  if (subcommands.length === 0) raise(analysisAsk('no command was found in it'));
+
+  const steps = [];
+  const suggestions = [];
+  for (const { subcommand, verdict } of results) {
+    if (verdict?.behavior === 'allow') {
+      steps.push(...verdict.steps);
+      continue;
+    }
+    if (verdict?.behavior === 'ask') {
+      raise(verdict);
+      suggestions.push(...verdict.suggestions);
+      continue;
+    }
+    const label = `\`${subcommand.text.trim()}\``;
+    raise({
+      behavior: 'ask',
+      kind: 'default',
+      reason: `${label} is not read-only and no rule allows it`,
+      classifierApprovable: true,
+      steps: [
+        {
+          stage: 'rule',
+          outcome: 'passthrough',
+          detail: `No rule allows ${label}, and it is not read-only.`,
+        },
+      ],
+      suggestions: [],
+    });
+    suggestions.push(suggestRule(subcommand, context.family));
+  }
+  if (pending) {
+    const unique = [
+      ...new Map(suggestions.map((suggestion) => [suggestion.ruleContent, suggestion])).values(),
+    ];
+    const current: AskVerdict = pending;
+    return {
+      ...current,
+      steps: [...steps, ...current.steps],
+      suggestions: current.kind === 'safety' ? [] : unique.slice(0, maxSuggestedRules),
+    };
+  }
+  return {
+    behavior: 'allow',
+    reason:
+      subcommands.length === 1
+        ? (results[0]?.verdict?.reason ?? 'it is allowed')
+        : 'every subcommand is allowed',
+    steps,
+  };
+}
+
+/** Whether a mode lets a shell analysis ask become an allow (bypass, when no shell deny/ask rule could be dodged). */
+export function shellRulesPresent(context: SubcommandCheckContext): boolean {
+  return (
+    context.shellRules.deny.length > 0 ||
+    context.shellRules.ask.length > 0 ||
+    context.pathRules.readDeny.length > 0 ||
+    context.pathRules.writeDeny.length > 0
+  );
+}

@@ -1,0 +1,316 @@
+import type { PermissionMode, PermissionSuggestion } from '../../core/index.ts';
+import { isUnresolvable } from '../paths/canonical-path.ts';
+import { isCriticalRemovalPath, protectedPathReason } from '../paths/protected-paths.ts';
+import { findPathRule } from '../resolve/rule-match.ts';
+import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../resolve/verdict.ts';
+import { isInWorkspace, resolveInWorkspace, type Workspace } from '../resolve/workspace.ts';
+import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
+import type { PermissionRule } from '../rules/rule-types.ts';
+import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
+import { harmlessWriteTargets, readPathCandidates } from './command-paths.ts';
+import { allowRuleBlocker } from './risky-arguments.ts';
+import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
+import { isDynamicWord } from './shell-contract.ts';
+
+/** Rules and facts every subcommand of one command is checked against. */
+export interface SubcommandCheckContext {
+  mode: PermissionMode;
+  workspace: Workspace;
+  /** The shell family's content rules (`Bash(...)`). */
+  shellRules: {
+    deny: readonly PermissionRule[];
+    ask: readonly PermissionRule[];
+    allow: readonly PermissionRule[];
+  };
+  /** Path rules for what commands read and write. */
+  pathRules: {
+    readDeny: readonly PermissionRule[];
+    writeDeny: readonly PermissionRule[];
+    writeAsk: readonly PermissionRule[];
+    writeAllow: readonly PermissionRule[];
+  };
+  classifyEnvVar: (name: string) => EnvVarClass;
+  /** The rule family name, for suggestions (`Bash`). */
+  family: string;
+}
+
+/** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
+const nonReadingCommands = new Set([
+  'echo',
+  'printf',
+  'true',
+  'false',
+  'pwd',
+  'date',
+  'which',
+  'type',
+  'whoami',
+  'id',
+  'uname',
+  'hostname',
+  'basename',
+  'dirname',
+  'seq',
+  'expr',
+  'test',
+  '[',
+]);
+
+/** Commands acceptEdits lets run inside the working directories (they only create, move or remove files). */
+const acceptEditsCommands = new Set(['mkdir', 'touch', 'rm', 'rmdir', 'mv', 'cp', 'sed']);
+
+const shellRuleMatches = (rule: PermissionRule, texts: readonly string[]) => {
+  const pattern = compileShellPattern(rule.value.ruleContent ?? '');
+  return texts.some((text) => matchesShellPattern(pattern, text));
+};
+
+const ask = (kind: AskVerdict['kind'], reason: string, extra: Partial<AskVerdict> = {}): AskVerdict => ({
+  behavior: 'ask',
+  kind,
+  reason,
+  classifierApprovable: true,
+  steps: [],
+  suggestions: [],
+  ...extra,
+});
+
+/** A rule suggestion that would allow this subcommand next time: `Bash(npm run *)`-style prefixes. */
+export function suggestRule(subcommand: AnalyzedSubcommandLike, family: string): PermissionSuggestion {
+  const [program = '', second] = subcommand.argv;
+  const prefix = second !== undefined && /^[A-Za-z][\w.:-]*$/.test(second) ? `${program} ${second}` : program;
+  const content = subcommand.argv.length <= 1 ? program : `${prefix} *`;
+  return { toolName: family, ruleContent: content, behavior: 'allow' };
+}
+
+function checkWrites(
+  subcommand: AnalyzedSubcommandLike,
+  context: SubcommandCheckContext,
+): Verdict | undefined {
+  let pending: AskVerdict | undefined;
+  const raise = (verdict: AskVerdict) => {
+    pending = pending ? strongerAsk(pending, verdict) : verdict;
+  };
+  for (const target of subcommand.writesTo) {
+    if (harmlessWriteTargets.has(target)) continue;
+    if (
+      isDynamicWord(target) ||
+      /[*?[]/.test(target) ||
+      (target.startsWith('~') && !target.startsWith('~/'))
+    ) {
+      raise(ask('safety', `it writes to ${target}, which is only known when the command runs`));
+      continue;
+    }
+    const path = resolveInWorkspace(target, context.workspace, subcommand.cwd);
+    if (isUnresolvable(path)) {
+      raise(ask('safety', `it writes to ${target}, and ${path.unresolvable}`));
+      continue;
+    }
+    const deny = findPathRule(context.pathRules.writeDeny, path, 'deny', context.workspace);
+    if (deny)
+      return {
+        behavior: 'deny',
+        reason: `it writes ${path.lexical}, denied by ${describeRule(deny)}`,
+        rule: deny,
+        steps: [ruleStep(deny, 'deny', `Writing ${path.lexical} is denied.`)],
+      };
+    if (
+      path.lexical.startsWith('/dev/') ||
+      path.physical.startsWith('/dev/') ||
+      path.lexical.startsWith('/proc/')
+    ) {
+      raise(ask('safety', `it writes to the device ${path.lexical}`));
+      continue;
+    }
+    const askRule = findPathRule(context.pathRules.writeAsk, path, 'ask', context.workspace);
+    if (askRule) {
+      raise(
+        ask('rule', `writing ${path.lexical} matches ${describeRule(askRule)}`, {
+          rule: askRule,
+          steps: [ruleStep(askRule, 'ask', `Writing ${path.lexical} must be asked about.`)],
+        }),
+      );
+      continue;
+    }
+    const protectedReason = protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
+    if (protectedReason) {
+      raise(ask('safety', `it writes ${path.lexical}, which is protected (${protectedReason})`));
+      continue;
+    }
+    if (!isInWorkspace(path, context.workspace)) {
+      raise(ask('workspace', `it writes ${path.lexical}, outside the working directories`));
+      continue;
+    }
+    if (findPathRule(context.pathRules.writeAllow, path, 'allow', context.workspace)) continue;
+    if (context.mode === 'acceptEdits' || context.mode === 'auto' || context.mode === 'bypassPermissions')
+      continue;
+    raise(ask('default', `it writes ${path.lexical}`));
+  }
+  return pending;
+}
+
+function checkCriticalRemoval(
+  subcommand: AnalyzedSubcommandLike,
+  context: SubcommandCheckContext,
+): AskVerdict | undefined {
+  const [program = '', ...args] = subcommand.argv;
+  if (!['rm', 'rmdir'].includes(program.slice(program.lastIndexOf('/') + 1))) return undefined;
+  const { workspace } = context;
+  for (const arg of args) {
+    if (arg.startsWith('-') && arg !== '-') continue;
+    const critical = (() => {
+      if (isDynamicWord(arg) && !/^(\$HOME|\$\{HOME\})\/[^$`]+$/.test(arg)) return true;
+      const expanded = arg.replace(/^(\$HOME|\$\{HOME\})/, '~');
+      const isGlob = /[*?[]/.test(expanded);
+      const path = resolveInWorkspace(expanded, workspace, subcommand.cwd);
+      if (isUnresolvable(path)) return true;
+      const guard = {
+        cwd: subcommand.cwd,
+        home: workspace.home,
+        projectRoot: workspace.projectRoot,
+        additionalDirectories: workspace.additionalDirectories,
+      };
+      return (
+        isCriticalRemovalPath(path.lexical, guard, isGlob) ||
+        isCriticalRemovalPath(path.physical, guard, isGlob)
+      );
+    })();
+    if (critical) {
+      return ask('safety', `\`${subcommand.text.trim()}\` could remove ${arg}, a critical path`, {
+        classifierApprovable: false,
+      });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Runs the per-subcommand steps: deny rules, path deny rules on what it reads and writes, ask rules,
+ * critical removals, write targets, allow rules, acceptEdits file commands, the read-only default.
+ * Returns undefined when nothing allowed it (the caller asks).
+ */
+export function checkSubcommand(
+  subcommand: AnalyzedSubcommandLike,
+  context: SubcommandCheckContext,
+): Verdict | undefined {
+  const { workspace } = context;
+  const spellings = denySpellings(subcommand);
+  const label = `\`${subcommand.text.trim()}\``;
+  const denyRule = context.shellRules.deny.find((rule) => shellRuleMatches(rule, spellings));
+  if (denyRule)
+    return {
+      behavior: 'deny',
+      reason: `${label} matches ${describeRule(denyRule)}`,
+      rule: denyRule,
+      steps: [ruleStep(denyRule, 'deny', `${label} matches this deny rule.`)],
+    };
+
+  let unknownRead: string | undefined;
+  const readPaths = [];
+  for (const candidate of readPathCandidates(subcommand, workspace.home)) {
+    if ('unknown' in candidate) {
+      unknownRead ??= candidate.unknown;
+      continue;
+    }
+    const path = resolveInWorkspace(candidate.path, workspace, subcommand.cwd);
+    if (isUnresolvable(path)) {
+      unknownRead ??= candidate.path;
+      continue;
+    }
+    readPaths.push(path);
+    const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
+    if (rule)
+      return {
+        behavior: 'deny',
+        reason: `${label} reads ${path.lexical}, denied by ${describeRule(rule)}`,
+        rule,
+        steps: [ruleStep(rule, 'deny', `${label} reads ${path.lexical}.`)],
+      };
+  }
+  const writes = checkWrites(subcommand, context);
+  if (writes?.behavior === 'deny') return writes;
+
+  const askRule = context.shellRules.ask.find((rule) => shellRuleMatches(rule, spellings));
+  if (askRule)
+    return ask('rule', `${label} matches ${describeRule(askRule)}`, {
+      rule: askRule,
+      steps: [ruleStep(askRule, 'ask', `${label} matches this ask rule.`)],
+    });
+  const critical = checkCriticalRemoval(subcommand, context);
+  if (critical) return critical;
+  if (writes) return writes;
+  if (unknownRead !== undefined && context.pathRules.readDeny.length > 0) {
+    return ask(
+      'safety',
+      `${label} reads ${unknownRead}, which cannot be checked against the read deny rules before it runs`,
+    );
+  }
+
+  const envClasses = subcommand.envVars.map((variable) => context.classifyEnvVar(variable.name));
+  const dangerousEnv = envClasses.includes('dangerous');
+  const allEnvSafe = envClasses.every((envClass) => envClass === 'safe');
+  const planBlocks = context.mode === 'plan' && !subcommand.readOnly;
+  if (!dangerousEnv && !planBlocks) {
+    const blocker = allowRuleBlocker(subcommand);
+    const texts = [
+      canonicalTextWithEnv(subcommand),
+      ...(allEnvSafe ? [canonicalCommandText(subcommand.argv)] : []),
+    ];
+    const allowRule = context.shellRules.allow.find((rule) => {
+      const pattern = compileShellPattern(rule.value.ruleContent ?? '');
+      if (blocker !== undefined && pattern.kind !== 'exact') return false;
+      return texts.some((text) => matchesShellPattern(pattern, text));
+    });
+    if (allowRule)
+      return {
+        behavior: 'allow',
+        reason: `${label} matches ${describeRule(allowRule)}`,
+        rule: allowRule,
+        steps: [ruleStep(allowRule, 'allow', `${label} matches this allow rule.`)],
+      };
+    const program = subcommand.argv[0] ?? '';
+    if (
+      (context.mode === 'acceptEdits' || context.mode === 'auto') &&
+      allEnvSafe &&
+      acceptEditsCommands.has(program) &&
+      blocker === undefined &&
+      readPaths.every(
+        (path) =>
+          isInWorkspace(path, workspace) &&
+          !protectedPathReason(path.lexical) &&
+          !protectedPathReason(path.physical),
+      )
+    ) {
+      return {
+        behavior: 'allow',
+        reason: `${label} only changes files inside the working directories (${context.mode})`,
+        steps: [
+          {
+            stage: 'mode',
+            outcome: 'allow',
+            detail: `${context.mode} allows ${program} inside the working directories.`,
+          },
+        ],
+      };
+    }
+  }
+  if (subcommand.readOnly && allEnvSafe) {
+    const reads = nonReadingCommands.has(subcommand.argv[0] ?? '') ? [] : readPaths;
+    const outside = reads.find((path) => !isInWorkspace(path, workspace));
+    if (outside)
+      return ask('workspace', `${label} reads ${outside.lexical}, outside the working directories`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
+    return {
+      behavior: 'allow',
+      reason: `${label} is read-only`,
+      steps: [
+        {
+          stage: 'analysis',
+          outcome: 'allow',
+          detail: `${label} is read-only inside the working directories.`,
+        },
+      ],
+    };
+  }
+  return undefined;
+}

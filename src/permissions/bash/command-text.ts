@@ -1,0 +1,52 @@
+import type { AnalyzedSubcommandLike } from './shell-contract.ts';
+
+/**
+ * Spellings of one subcommand that shell rules are matched against. Allow rules see a single
+ * canonical spelling; deny and ask rules see every plausible one, so a spelling trick can only
+ * make a call ask, never let it through.
+ */
+
+/** Quotes a word only when needed, so `"git status"` (one word) never reads like `git status`. */
+export function quoteWord(word: string): string {
+  if (word !== '' && /^[A-Za-z0-9_@%+=:,./~^-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The canonical text allow rules are matched against: wrappers removed, no env prefix. */
+export function canonicalCommandText(argv: readonly string[]): string {
+  return argv.map(quoteWord).join(' ');
+}
+
+/** The canonical text including the env prefix, for allow rules that spell the assignment out. */
+export function canonicalTextWithEnv(subcommand: AnalyzedSubcommandLike): string {
+  const prefix = subcommand.envVars.map((variable) => `${variable.name}=${quoteWord(variable.value)}`);
+  return [...prefix, canonicalCommandText(subcommand.argv)].join(' ');
+}
+
+const basenameOf = (word: string): string => word.slice(word.lastIndexOf('/') + 1);
+
+/**
+ * Every spelling deny and ask rules are tried against: unwrapped and raw words, joined plainly and
+ * quoted, the program given by path reduced to its name (`/usr/bin/rm` → `rm`, `\rm` → `rm`), and
+ * zsh's `=cmd` spelled as `cmd`, plus the source text.
+ */
+export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
+  const spellings = new Set<string>();
+  for (const words of [subcommand.argv, subcommand.rawArgv]) {
+    if (words.length === 0) continue;
+    const [first = '', ...rest] = words;
+    const programs = new Set([
+      first,
+      basenameOf(first),
+      first.replace(/^[\\=]+/, ''),
+      basenameOf(first.replace(/^[\\=]+/, '')),
+    ]);
+    for (const program of programs) {
+      if (program === '') continue;
+      spellings.add([program, ...rest].join(' '));
+      spellings.add(canonicalCommandText([program, ...rest]));
+    }
+  }
+  spellings.add(subcommand.text.trim());
+  return [...spellings];
+}

@@ -1,0 +1,65 @@
+/**
+ * The part of the shell analyser's output the permission engine relies on, stated structurally so
+ * the engine can be driven by the real analyser (`src/shell`) or by a test double.
+ */
+
+/** How an environment variable prefix is treated: safe ones may be skipped when matching allow rules. */
+export type EnvVarClass = 'safe' | 'dangerous' | 'neutral';
+
+/** One redirection of a subcommand. */
+export interface RedirectLike {
+  operator: string;
+  target: string;
+  fd?: number;
+}
+
+/** One subcommand as analysed: wrappers unwrapped, cd tracked, writes listed. */
+export interface AnalyzedSubcommandLike {
+  /** Words after quote removal, wrappers (`timeout`, `nice`, …) removed. */
+  argv: readonly string[];
+  /** Words as written, wrappers included. */
+  rawArgv: readonly string[];
+  envVars: ReadonlyArray<{ name: string; value: string }>;
+  redirects: readonly RedirectLike[];
+  text: string;
+  /** The directory this subcommand runs in (after earlier `cd`s). */
+  cwd: string;
+  /** Files this subcommand writes (redirect targets, output flags), as written or absolute. */
+  writesTo: readonly string[];
+  readOnly: boolean;
+  origin?: string;
+  /** Parallel to argv: whether each word is known before the command runs. */
+  argKinds?: ReadonlyArray<'literal' | 'glob' | 'dynamic'>;
+}
+
+/** What analysing a whole command line gives. */
+export type CommandAnalysisLike =
+  | { kind: 'too-complex'; reason: string }
+  | {
+      kind: 'analyzed';
+      subcommands: readonly AnalyzedSubcommandLike[];
+      tooManySubcommands: boolean;
+      tooLong: boolean;
+    };
+
+/** The analyser functions the engine calls. */
+export interface ShellAnalyzer {
+  analyzeCommand(command: string, options: { cwd: string }): CommandAnalysisLike;
+  classifyEnvVar(name: string): EnvVarClass;
+}
+
+/** Placeholders the analyser puts where a value is only known at run time. */
+export const runtimeValuePlaceholders: readonly string[] = [
+  '__CMDSUB_OUTPUT__',
+  '__PROCSUB_PATH__',
+  '__TRACKED_VAR__',
+];
+
+/** True when a word's value is not known before the command runs. */
+export function isDynamicWord(word: string): boolean {
+  return (
+    word.includes('$') ||
+    word.includes('`') ||
+    runtimeValuePlaceholders.some((placeholder) => word.includes(placeholder))
+  );
+}

@@ -1,0 +1,60 @@
+import {
+  type CanonicalPath,
+  canonicalizePath,
+  fsRealpath,
+  isInsideDirectory,
+  isUnresolvable,
+  type RealpathFn,
+  type UnresolvablePath,
+} from '../paths/canonical-path.ts';
+
+/** The directories and filesystem a decision is made against. */
+export interface Workspace {
+  /** Where relative paths and `./x` rules start. */
+  cwd: string;
+  /** The primary working directory. */
+  projectRoot: string;
+  home: string;
+  /** Further working directories. */
+  additionalDirectories: readonly string[];
+  /** How existing paths are resolved; a lexical stand-in makes decisions independent of the disk. */
+  realpath: RealpathFn;
+}
+
+/** A workspace on the real filesystem. */
+export function createWorkspace(init: Omit<Workspace, 'realpath'> & { realpath?: RealpathFn }): Workspace {
+  return { ...init, realpath: init.realpath ?? fsRealpath };
+}
+
+/** Every spelling of every working directory (as written and resolved). */
+export function workingDirectories(workspace: Workspace): string[] {
+  const directories = new Set<string>();
+  for (const directory of [workspace.projectRoot, ...workspace.additionalDirectories]) {
+    const canonical = canonicalizePath(
+      directory,
+      { cwd: workspace.cwd, home: workspace.home },
+      workspace.realpath,
+    );
+    if (isUnresolvable(canonical)) continue;
+    directories.add(canonical.lexical);
+    directories.add(canonical.physical);
+  }
+  return [...directories];
+}
+
+/** Resolves a path against the workspace. */
+export function resolveInWorkspace(
+  path: string,
+  workspace: Workspace,
+  cwd = workspace.cwd,
+): CanonicalPath | UnresolvablePath {
+  return canonicalizePath(path, { cwd, home: workspace.home }, workspace.realpath);
+}
+
+/** Inside the working set only when both the link path and its target are. */
+export function isInWorkspace(path: CanonicalPath, workspace: Workspace): boolean {
+  const directories = workingDirectories(workspace);
+  const inside = (candidate: string) =>
+    directories.some((directory) => isInsideDirectory(candidate, directory));
+  return inside(path.lexical) && inside(path.physical);
+}
