@@ -38,6 +38,8 @@ export interface ModelRequest {
   /** The tool pool in the order it is sent: built-ins first, MCP tools (with `mcpInfo`) after. */
   tools: readonly AnyTool[];
   maxTokens?: number;
+  /** Passed to each tool's `prompt()`: true when nobody can answer a permission prompt. */
+  isNonInteractive?: boolean;
   signal: AbortSignal;
 }
 

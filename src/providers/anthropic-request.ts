@@ -1,0 +1,79 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlock, ImageBlock, Message, TextBlock } from '../core/index.ts';
+import type { ToolDescriptor } from './tool-definitions.ts';
+
+type MessageParam = Anthropic.MessageParam;
+type ContentBlockParam = Anthropic.ContentBlockParam;
+
+function imageParam(block: ImageBlock): Anthropic.ImageBlockParam {
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: block.source.mediaType, data: block.source.data },
+  };
+}
+
+function textOrImage(block: TextBlock | ImageBlock): Anthropic.TextBlockParam | Anthropic.ImageBlockParam {
+  return block.type === 'text' ? { type: 'text', text: block.text } : imageParam(block);
+}
+
+function blockParam(block: ContentBlock): ContentBlockParam | undefined {
+  switch (block.type) {
+    case 'text':
+      return block.text === '' ? undefined : { type: 'text', text: block.text };
+    case 'image':
+      return imageParam(block);
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'tool_result': {
+      const content = typeof block.content === 'string' ? block.content : block.content.map(textOrImage);
+      const param: Anthropic.ToolResultBlockParam = {
+        type: 'tool_result',
+        tool_use_id: block.toolUseId,
+        content,
+      };
+      if (block.isError) param.is_error = true;
+      return param;
+    }
+    case 'thinking':
+      // Unsigned reasoning cannot be sent back; the API would reject it.
+      return block.signature === undefined
+        ? undefined
+        : { type: 'thinking', thinking: block.thinking, signature: block.signature };
+  }
+}
+
+/** Conversation messages in the Messages API shape. */
+export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
+  const result: MessageParam[] = [];
+  for (const message of messages) {
+    const content = message.content.flatMap((block) => {
+      const param = blockParam(block);
+      return param ? [param] : [];
+    });
+    if (content.length > 0) result.push({ role: message.role, content });
+  }
+  return result;
+}
+
+/**
+ * Tool definitions, with a `cache_control` breakpoint after the last built-in tool: the built-in
+ * prefix stays cached when MCP tools come and go.
+ */
+export function toAnthropicTools(tools: readonly ToolDescriptor[]): Anthropic.Tool[] {
+  const lastBuiltIn = tools.findLastIndex((tool) => !tool.isMcp);
+  return tools.map((tool, index) => {
+    const definition: Anthropic.Tool = {
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+    };
+    if (index === lastBuiltIn) definition.cache_control = { type: 'ephemeral' };
+    return definition;
+  });
+}
+
+/** The system prompt as one cached text block. */
+export function toAnthropicSystem(systemPrompt: string): Anthropic.TextBlockParam[] | undefined {
+  if (systemPrompt === '') return undefined;
+  return [{ type: 'text', text: systemPrompt, cache_control: { type: 'ephemeral' } }];
+}

@@ -1,0 +1,25 @@
+import { type AnyTool, type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
+
+/** What every provider needs to know about one tool. */
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  /** True for tools from MCP servers; they come after the built-ins. */
+  isMcp: boolean;
+}
+
+/** Describes the pool for a request, keeping its order (built-ins first, MCP after). */
+export async function describeTools(
+  tools: readonly AnyTool[],
+  isNonInteractive: boolean,
+): Promise<ToolDescriptor[]> {
+  return Promise.all(
+    tools.map(async (tool) => ({
+      name: tool.name,
+      description: await tool.prompt({ tools, isNonInteractive }),
+      inputSchema: toolInputJsonSchema(tool),
+      isMcp: tool.mcpInfo !== undefined,
+    })),
+  );
+}
