@@ -19,6 +19,8 @@ function editDistance(a: string, b: string): number {
 /** Up to five pool names close to `name`: same letters ignoring case, containment, or a few typos. */
 export function closeToolNames(name: string, tools: readonly AnyTool[]): string[] {
   const lower = name.toLowerCase();
+  // Short names tolerate one typo; longer ones about one per three letters.
+  const allowedTypos = lower.length <= 4 ? 1 : Math.max(2, Math.floor(lower.length / 3));
   return tools
     .map((tool) => {
       const candidate = tool.name.toLowerCase();
@@ -29,7 +31,7 @@ export function closeToolNames(name: string, tools: readonly AnyTool[]): string[
       const distance = editDistance(lower, candidate);
       return {
         name: tool.name,
-        score: distance <= Math.max(2, Math.floor(lower.length / 3)) ? 1 + distance : 99,
+        score: distance <= allowedTypos ? 1 + distance : 99,
       };
     })
     .filter((entry) => entry.score < 99)
