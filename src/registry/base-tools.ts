@@ -1,7 +1,12 @@
 import type { AnyTool } from '../core/index.ts';
+import { EditTool } from '../tools/edit/edit.ts';
+import { GlobTool } from '../tools/glob/glob.ts';
+import { MultiEditTool } from '../tools/multi-edit/multi-edit.ts';
+import { ReadTool } from '../tools/read/read.ts';
 import { SleepTool } from '../tools/sleep/sleep.ts';
 import { ThinkTool } from '../tools/think/think.ts';
 import { TodoWriteTool } from '../tools/todo-write/todo-write.ts';
+import { WriteTool } from '../tools/write/write.ts';
 import { type FeatureFlags, featureFlagsFromEnv } from './feature-flags.ts';
 
 /**
@@ -11,6 +16,11 @@ import { type FeatureFlags, featureFlagsFromEnv } from './feature-flags.ts';
 export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): AnyTool[] {
   const tools: AnyTool[] = [
     // built-in tools are listed here, one line each
+    ReadTool,
+    WriteTool,
+    EditTool,
+    MultiEditTool,
+    GlobTool,
     ThinkTool,
     SleepTool,
   ];

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toolInputJsonSchema } from '../../core/index.ts';
 import { makeTempProject, runTool, type TempProject } from '../shared/test-support.ts';
-import { type ReadOutput, readTool } from './read.ts';
+import { type ReadOutput, ReadTool } from './read.ts';
 import { alternateScreenshotPath } from './resolve-file.ts';
 
 let project: TempProject;
@@ -16,7 +16,7 @@ afterEach(async () => {
   await project.cleanup();
 });
 
-const read = (input: Record<string, unknown>) => runTool<ReadOutput>(readTool, input, project.context);
+const read = (input: Record<string, unknown>) => runTool<ReadOutput>(ReadTool, input, project.context);
 
 /** A one-page-per-text PDF built by hand, with a correct xref table. */
 function makePdf(pageTexts: string[]): Buffer {
@@ -46,24 +46,24 @@ function makePdf(pageTexts: string[]): Buffer {
 
 describe('Read contract', () => {
   it('exposes the reference parameters and flags', async () => {
-    const schema = toolInputJsonSchema(readTool);
+    const schema = toolInputJsonSchema(ReadTool);
     expect(Object.keys(schema['properties'] as object)).toEqual(['file_path', 'offset', 'limit', 'pages']);
     expect(schema['required']).toEqual(['file_path']);
-    expect(readTool.isReadOnly({ file_path: 'x' })).toBe(true);
-    expect(readTool.isConcurrencySafe({ file_path: 'x' })).toBe(true);
-    expect(readTool.maxResultSizeChars).toBe(Number.POSITIVE_INFINITY);
-    expect(readTool.shouldDefer).toBe(false);
-    expect((await readTool.prompt({ tools: [], isNonInteractive: true })).length).toBeGreaterThan(200);
-    expect(readTool.permissionTarget({ file_path: 'a.txt' }, project.context)).toEqual({
+    expect(ReadTool.isReadOnly({ file_path: 'x' })).toBe(true);
+    expect(ReadTool.isConcurrencySafe({ file_path: 'x' })).toBe(true);
+    expect(ReadTool.maxResultSizeChars).toBe(Number.POSITIVE_INFINITY);
+    expect(ReadTool.shouldDefer).toBe(false);
+    expect((await ReadTool.prompt({ tools: [], isNonInteractive: true })).length).toBeGreaterThan(200);
+    expect(ReadTool.permissionTarget({ file_path: 'a.txt' }, project.context)).toEqual({
       kind: 'path',
       path: join(project.root, 'a.txt'),
       access: 'read',
     });
     const observable: Record<string, unknown> = { file_path: '~/x.txt' };
-    readTool.backfillObservableInput(observable, project.context);
+    ReadTool.backfillObservableInput(observable, project.context);
     expect(observable['file_path']).toBe(join(project.root, 'x.txt'));
-    expect(readTool.inputSchema.safeParse({ file_path: 'a', offset: -1 }).success).toBe(false);
-    expect(readTool.inputSchema.safeParse({ file_path: 'a', bogus: 1 }).success).toBe(false);
+    expect(ReadTool.inputSchema.safeParse({ file_path: 'a', offset: -1 }).success).toBe(false);
+    expect(ReadTool.inputSchema.safeParse({ file_path: 'a', bogus: 1 }).success).toBe(false);
   });
 });
 

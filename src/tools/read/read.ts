@@ -147,7 +147,7 @@ export function readResultBlock(output: ReadOutput, toolUseId: string): ToolResu
 }
 
 /** Reads files: text with line numbers, images, PDFs and notebooks; refuses devices and directories. */
-export const readTool = buildTool<ReadInput, ReadOutput>({
+export const ReadTool = buildTool<ReadInput, ReadOutput>({
   name: 'Read',
   searchHint: 'read a file, image, PDF or notebook from disk',
   inputSchema,

@@ -66,3 +66,27 @@ export async function runTool<Output>(
     throw error;
   }
 }
+
+/**
+ * An env that forces one ripgrep source. `system` puts a directory holding an `rg` link to the bundled
+ * binary first on PATH, so the system lookup path runs for real even where no rg is installed.
+ */
+export async function ripgrepEnv(
+  source: 'system' | 'bundled' | 'js',
+  scratch: string,
+): Promise<Record<string, string | undefined>> {
+  const env: Record<string, string | undefined> = {
+    PATH: process.env['PATH'],
+    HOME: scratch,
+    EFFERENT_RG: source,
+  };
+  if (source === 'system') {
+    const { mkdir, symlink } = await import('node:fs/promises');
+    const { rgPath } = await import('@vscode/ripgrep');
+    const bin = join(scratch, '.bin');
+    await mkdir(bin, { recursive: true });
+    await symlink(rgPath, join(bin, 'rg')).catch(() => {});
+    env['PATH'] = `${bin}:${process.env['PATH'] ?? ''}`;
+  }
+  return env;
+}

@@ -1,0 +1,92 @@
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toolInputJsonSchema } from '../../core/index.ts';
+import { locateRipgrep } from '../shared/ripgrep.ts';
+import { makeTempProject, ripgrepEnv, runTool, type TempProject } from '../shared/test-support.ts';
+import { type GlobOutput, GlobTool, splitAbsolutePattern } from './glob.ts';
+
+let project: TempProject;
+let scratch: TempProject;
+beforeEach(async () => {
+  project = await makeTempProject();
+  scratch = await makeTempProject();
+});
+afterEach(async () => {
+  await project.cleanup();
+  await scratch.cleanup();
+});
+
+async function put(path: string, ageSeconds: number, content = 'x'): Promise<void> {
+  const full = join(project.root, path);
+  await mkdir(join(full, '..'), { recursive: true });
+  await writeFile(full, content);
+  const time = new Date(Date.now() - ageSeconds * 1000);
+  await utimes(full, time, time);
+}
+
+describe('Glob contract', () => {
+  it('has the reference schema and read-only flags', () => {
+    expect(Object.keys(toolInputJsonSchema(GlobTool)['properties'] as object)).toEqual(['pattern', 'path']);
+    expect(GlobTool.isReadOnly({ pattern: '*' })).toBe(true);
+    expect(GlobTool.isConcurrencySafe({ pattern: '*' })).toBe(true);
+    expect(GlobTool.maxResultSizeChars).toBe(100_000);
+  });
+
+  it('splits absolute patterns at the first wildcard', () => {
+    expect(splitAbsolutePattern('/repo/src/**/*.ts')).toEqual({ base: '/repo/src', pattern: '**/*.ts' });
+    expect(splitAbsolutePattern('/repo/a.txt')).toEqual({ base: '/repo', pattern: 'a.txt' });
+  });
+});
+
+describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (source) => {
+  beforeEach(async () => {
+    project.context.run.env = await ripgrepEnv(source, scratch.root);
+  });
+  const glob = (input: Record<string, unknown>) => runTool<GlobOutput>(GlobTool, input, project.context);
+
+  it('uses the requested source', async () => {
+    expect((await locateRipgrep(project.context.run.env)).source).toBe(source);
+  });
+
+  it('sorts by mtime, newest first, and matches names at any depth', async () => {
+    await put('old.ts', 300);
+    await put('src/mid.ts', 200);
+    await put('src/deep/new.ts', 100);
+    await put('readme.md', 50);
+    const outcome = await glob({ pattern: '*.ts' });
+    expect(outcome.ok && outcome.data.filenames).toEqual(['src/deep/new.ts', 'src/mid.ts', 'old.ts']);
+    const scoped = await glob({ pattern: 'src/**/*.ts' });
+    expect(scoped.ok && scoped.data.filenames).toEqual(['src/deep/new.ts', 'src/mid.ts']);
+    const inPath = await glob({ pattern: '*.ts', path: 'src' });
+    expect(inPath.ok && inPath.data.filenames).toEqual(['src/deep/new.ts', 'src/mid.ts']);
+  });
+
+  it('skips VCS directories, node_modules and gitignored files, hidden files included', async () => {
+    await put('.git/config.ts', 10);
+    await put('node_modules/pkg/index.ts', 10);
+    await put('build/out.ts', 10);
+    await put('.github/workflow.ts', 10);
+    await put('keep.ts', 10);
+    await writeFile(join(project.root, '.gitignore'), 'build/\n');
+    const outcome = await glob({ pattern: '**/*.ts' });
+    expect(outcome.ok && [...outcome.data.filenames].sort()).toEqual(['.github/workflow.ts', 'keep.ts']);
+    const explicit = await glob({ pattern: 'node_modules/**/*.ts' });
+    expect(explicit.ok && explicit.data.filenames).toEqual(['node_modules/pkg/index.ts']);
+  });
+
+  it('caps results at 100 with a truncation note', async () => {
+    for (let index = 0; index < 120; index++) await put(`many/f${index}.txt`, 1000 - index);
+    const outcome = await glob({ pattern: '**/*.txt' });
+    expect(outcome.ok && outcome.data.numFiles).toBe(100);
+    expect(outcome.ok && outcome.data.truncated).toBe(true);
+    expect(outcome.ok && outcome.data.filenames[0]).toBe('many/f119.txt');
+    expect(outcome.ok && outcome.text).toContain('truncated');
+  });
+
+  it('reports a missing directory and says when nothing matched', async () => {
+    expect(await glob({ pattern: '*', path: 'nope' })).toMatchObject({ ok: false, code: 'file_not_found' });
+    const none = await glob({ pattern: '*.zzz' });
+    expect(none.ok && none.text).toBe('No files found');
+  });
+});

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
+import { type DiffHunk, diffLines } from '../shared/diff.ts';
+import { commitText, type LoadedFile, loadFileForChange } from '../shared/file-change.ts';
+import { resolveToolPath } from '../shared/paths.ts';
+import { checkFreshness } from '../shared/read-state.ts';
+import { writePrompt } from './write.prompt.ts';
+
+const inputSchema = z.strictObject({
+  file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
+  content: z.string().describe('The content to write to the file'),
+});
+
+/** Write's input. */
+export type WriteInput = z.infer<typeof inputSchema>;
+
+/** What Write reports: whether it created or replaced the file, and the change as hunks. */
+export interface WriteOutput {
+  type: 'create' | 'update';
+  filePath: string;
+  structuredPatch: DiffHunk[];
+  lines: number;
+}
+
+async function checkWritable(
+  input: WriteInput,
+  context: Pick<ToolUseContext, 'run'>,
+): Promise<{ path: string; file: LoadedFile } | { error: EfferentError }> {
+  const path = resolveToolPath(input.file_path, context);
+  let file: LoadedFile;
+  try {
+    file = await loadFileForChange(path, context.run.abortController.signal);
+  } catch (error) {
+    if (EfferentError.isInstance(error)) return { error };
+    throw error;
+  }
+  if (file.exists) {
+    const freshness = checkFreshness(context, path, file);
+    if (!freshness.ok) {
+      const code = freshness.reason === 'stale' ? ErrorCodes.fileStale : ErrorCodes.fileNotRead;
+      return { error: new EfferentError(code, freshness.message) };
+    }
+  }
+  return { path, file };
+}
+
+/** Creates or replaces a whole file atomically; existing files must have been read first. */
+export const WriteTool = buildTool<WriteInput, WriteOutput>({
+  name: 'Write',
+  searchHint: 'create or overwrite a file',
+  inputSchema,
+  prompt: writePrompt,
+  description: (input) => (input.file_path ? `Write ${input.file_path}` : 'Write a file'),
+  userFacingName: () => 'Write',
+  permissionTarget: (input, context) => ({
+    kind: 'path',
+    path: resolveToolPath(input.file_path, context),
+    access: 'write',
+  }),
+  backfillObservableInput: (input, context) => {
+    if (typeof input['file_path'] === 'string')
+      input['file_path'] = resolveToolPath(input['file_path'], context);
+  },
+  toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,
+  async validateInput(input, context) {
+    const checked = await checkWritable(input, context);
+    return 'error' in checked
+      ? { ok: false, message: checked.error.message, code: checked.error.code }
+      : { ok: true };
+  },
+  async call(input, context) {
+    const checked = await checkWritable(input, context);
+    if ('error' in checked) throw checked.error;
+    const { path, file } = checked;
+    await commitText(path, input.content, file.exists ? file.format : undefined, context);
+    return {
+      data: {
+        type: file.exists ? 'update' : 'create',
+        filePath: path,
+        structuredPatch: diffLines(file.exists ? file.text : '', input.content),
+        lines: input.content === '' ? 0 : input.content.split('\n').length,
+      },
+    };
+  },
+  mapResultToBlock: (output, toolUseId) => ({
+    type: 'tool_result',
+    toolUseId,
+    content:
+      output.type === 'create'
+        ? `File created successfully at: ${output.filePath}`
+        : `The file ${output.filePath} has been updated (${output.lines} lines written).`,
+  }),
+  renderToolUse: (input) => `Write(${input.file_path ?? ''})`,
+});
