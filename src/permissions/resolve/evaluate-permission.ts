@@ -47,6 +47,8 @@ export interface Evaluation extends PermissionDecision {
   classifierApprovable?: boolean;
   /** For `ask`: the reason in words, used for prompts and later messages. */
   reason?: string;
+  /** The call in words ("run `git push`"), for later messages. */
+  call?: string;
 }
 
 const shellFamily = (target: Extract<PermissionTarget, { kind: 'command' }>) =>
@@ -168,6 +170,7 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
       askKind: kind,
       classifierApprovable,
       reason,
+      call,
     };
     if (suggestions && suggestions.length > 0) result.suggestions = suggestions;
     return result;
