@@ -92,7 +92,7 @@ describe('createToolRunner', () => {
           callback: (input) => {
             failures.push(input['is_interrupt']);
             return undefined;
-          },,
+          },
         },
       ],
     });
