@@ -33,8 +33,8 @@ interface RecordedSpan {
 function memoryProvider(): TracerProvider & { spans: RecordedSpan[] } {
   const spans: RecordedSpan[] = [];
   const spanContext: SpanContext = {
-    traceId: '0'.repeat(31) + '1',
-    spanId: '0'.repeat(15) + '1',
+    traceId: '00000000000000000000000000000001',
+    spanId: '0000000000000001',
     traceFlags: 1,
   };
   const makeTracer = (tracerName: string): Tracer => {
