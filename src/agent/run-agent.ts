@@ -1,0 +1,139 @@
+import {
+  type AnyTool,
+  type ContentBlock,
+  emptyUsage,
+  type Message,
+  type ModelProvider,
+  type RunToolUse,
+  type ToolUseContext,
+  type UserMessage,
+  userMessage,
+} from '../core/index.ts';
+import { runStreamingTurn, type TurnOutcome } from '../executor/index.ts';
+import type { AgentDone, AgentEvent, AgentStopReason } from './agent-events.ts';
+import { normalizeMessagesForApi } from './normalize-messages.ts';
+import { addUsage, costOf } from './pricing.ts';
+
+/** What one agent run needs. */
+export interface RunAgentOptions {
+  provider: ModelProvider;
+  /** The pool sent to the model, built-ins first and MCP tools after. */
+  tools: readonly AnyTool[];
+  /** The pipeline every tool call goes through. */
+  runTool: RunToolUse;
+  context: ToolUseContext;
+  systemPrompt: string;
+  /** The user's new message. */
+  prompt: string | ContentBlock[];
+  /** Earlier conversation, for a session that continues. */
+  history?: readonly Message[];
+  /** Model turns before the run stops; default 50. */
+  maxTurns?: number;
+  /** Aborting interrupts the run: the model stream stops and tools follow their interrupt behaviour. */
+  signal?: AbortSignal;
+  maxTokens?: number;
+  /** Run tools only after each model message ended (no streaming execution). */
+  executeAfterStreamEnd?: boolean;
+}
+
+function textOf(message: Message | undefined): string {
+  if (!message) return '';
+  return message.content
+    .flatMap((block) => (block.type === 'text' && !block.systemReminder ? [block.text] : []))
+    .join('');
+}
+
+/**
+ * The agent loop: stream a model turn, run its tool calls while it streams, feed the results back, and
+ * repeat until the model stops asking for tools, the turn limit is reached, or the run is aborted.
+ */
+export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentEvent, void> {
+  const started = Date.now();
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const messages: Message[] = [...(options.history ?? []), userMessage(options.prompt)];
+  let context: ToolUseContext = {
+    ...options.context,
+    options: { ...options.context.options, tools: options.tools },
+    run: { ...options.context.run, abortController: controller, messages },
+  };
+  let usage = emptyUsage();
+  const maxTurns = options.maxTurns ?? 50;
+  const now = context.run.now;
+
+  const finish = (reason: AgentStopReason, turns: number, outcome?: TurnOutcome): AgentDone => {
+    options.signal?.removeEventListener('abort', onAbort);
+    const lastAssistant = [...messages].reverse().find((message) => message.role === 'assistant');
+    const done: AgentDone = {
+      type: 'done',
+      reason,
+      turns,
+      messages,
+      usage: { ...usage, costUsd: costOf(options.provider.model, usage) },
+      finalText: textOf(lastAssistant),
+      context: { ...context, run: { ...context.run, abortController: options.context.run.abortController } },
+      durationMs: Date.now() - started,
+    };
+    if (outcome?.errorMessage !== undefined) done.errorMessage = outcome.errorMessage;
+    if (outcome?.hookStopReason !== undefined) done.hookStopReason = outcome.hookStopReason;
+    return done;
+  };
+
+  for (let turn = 1; ; turn += 1) {
+    if (controller.signal.aborted) return yield finish('aborted', turn - 1);
+    yield { type: 'turn_start', turn, at: now() };
+    const request = {
+      systemPrompt: options.systemPrompt,
+      messages: normalizeMessagesForApi(messages),
+      tools: options.tools,
+      signal: controller.signal,
+      isNonInteractive: context.options.isNonInteractive,
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    };
+    let outcome: TurnOutcome | undefined;
+    const turnEvents = runStreamingTurn(options.provider.stream(request), {
+      runTool: options.runTool,
+      context,
+      tools: options.tools,
+      ...(options.executeAfterStreamEnd ? { executeAfterStreamEnd: true } : {}),
+    });
+    for await (const event of turnEvents) {
+      if (event.type === 'turn_end') outcome = event.outcome;
+      else yield event;
+    }
+    if (!outcome) return yield finish('error', turn);
+    context = outcome.context;
+    usage = addUsage(usage, outcome.usage);
+    messages.push(outcome.assistantMessage);
+    yield {
+      type: 'assistant_message',
+      turn,
+      message: outcome.assistantMessage,
+      usage: outcome.usage,
+      at: now(),
+    };
+    if (outcome.toolResults.length > 0) {
+      const results: UserMessage = { role: 'user', content: outcome.toolResults };
+      messages.push(results, ...outcome.newMessages);
+      yield { type: 'tool_results', turn, message: results, at: now() };
+    }
+
+    if (controller.signal.aborted || outcome.stopReason === 'aborted')
+      return yield finish('aborted', turn, outcome);
+    if (outcome.stopReason === 'error') return yield finish('error', turn, outcome);
+    if (outcome.hookStopReason !== undefined) return yield finish('hook_stop', turn, outcome);
+    if (outcome.toolResults.length === 0) {
+      const reason: AgentStopReason =
+        outcome.stopReason === 'max_tokens'
+          ? 'max_tokens'
+          : outcome.stopReason === 'refusal'
+            ? 'refusal'
+            : 'end_turn';
+      return yield finish(reason, turn, outcome);
+    }
+    if (turn >= maxTurns) return yield finish('max_turns', turn, outcome);
+  }
+}
