@@ -17,7 +17,7 @@ import {
   tempDir,
   toolUse,
   waitingTool,
-} from './test-support/fixtures.ts';
+} from '../../test/pipeline/fixtures.ts';
 import { createToolNameResolver } from './tool-name-resolver.ts';
 
 const cleanups: Array<() => void> = [];

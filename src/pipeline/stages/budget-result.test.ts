@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createResultBudget } from '../../budget/index.ts';
-import { echoTool } from '../test-support/fixtures.ts';
+import { echoTool } from '../../../test/pipeline/fixtures.ts';
 import { budgetResult } from './budget-result.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'efferent-budget-stage-'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildTool, type CanUseTool, createToolUseContext } from '../../core/index.ts';
-import { failingTool, waitingTool } from '../test-support/fixtures.ts';
+import { failingTool, waitingTool } from '../../../test/pipeline/fixtures.ts';
 import { type CallOutcome, callTool, type ProgressEvent } from './call-tool.ts';
 
 const canUseTool: CanUseTool = async () => ({ behavior: 'allow', trace: [] });

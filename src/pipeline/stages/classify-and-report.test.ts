@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes } from '../../core/index.ts';
 import { createCapturingTelemetry } from '../../telemetry/index.ts';
-import { echoTool } from '../test-support/fixtures.ts';
+import { echoTool } from '../../../test/pipeline/fixtures.ts';
 import { classifyAndReport, telemetryToolName } from './classify-and-report.ts';
 
 const mcp = buildTool({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolUseContext } from '../../core/index.ts';
 import { createHookRunner, type HookInput } from '../../hooks/index.ts';
-import { echoTool } from '../test-support/fixtures.ts';
+import { echoTool } from '../../../test/pipeline/fixtures.ts';
 import { handleDenial } from './handle-denial.ts';
 
 const context = createToolUseContext({ cwd: '/tmp' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolUseContext } from '../../core/index.ts';
 import { createHookRunner, type HookInput } from '../../hooks/index.ts';
-import { failingTool } from '../test-support/fixtures.ts';
+import { failingTool } from '../../../test/pipeline/fixtures.ts';
 import { runPostToolFailureHooks } from './post-tool-failure-hooks.ts';
 
 describe('runPostToolFailureHooks (step 10, failure branch)', () => {

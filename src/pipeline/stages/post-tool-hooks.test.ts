@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildTool, createToolUseContext } from '../../core/index.ts';
 import { createHookRunner, type HookInput } from '../../hooks/index.ts';
-import { echoTool } from '../test-support/fixtures.ts';
+import { echoTool } from '../../../test/pipeline/fixtures.ts';
 import { runPostToolHooks } from './post-tool-hooks.ts';
 
 const context = createToolUseContext({ cwd: '/tmp' });

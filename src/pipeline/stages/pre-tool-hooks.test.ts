@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createToolUseContext } from '../../core/index.ts';
 import { createHookRunner, type HookCallback, type HookInput } from '../../hooks/index.ts';
-import { echoTool } from '../test-support/fixtures.ts';
+import { echoTool } from '../../../test/pipeline/fixtures.ts';
 import { runPreToolHooks } from './pre-tool-hooks.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'efferent-pre-hooks-'));

@@ -3,16 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
-  type AnyTool,
   buildTool,
   createToolUseContext,
   EfferentError,
   ErrorCodes,
+  type RunToolUse,
   type ToolRunEvent,
   type ToolUseBlock,
   type ToolUseContext,
-} from '../../core/index.ts';
-import type { RunToolUse } from '../../core/index.ts';
+} from '../../src/core/index.ts';
 
 /** A temp dir that the caller removes with `cleanup()`. */
 export function tempDir(prefix = 'efferent-pipeline-'): { path: string; cleanup: () => void } {
@@ -131,5 +130,3 @@ export function resultText(event: Extract<ToolRunEvent, { type: 'result' }>): st
   if (typeof content === 'string') return content;
   return content.map((part) => (part.type === 'text' ? part.text : `[image]`)).join('\n');
 }
-
-export type { AnyTool };
