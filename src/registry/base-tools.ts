@@ -1,6 +1,7 @@
 import type { AnyTool } from '../core/index.ts';
 import { EditTool } from '../tools/edit/edit.ts';
 import { GlobTool } from '../tools/glob/glob.ts';
+import { GrepTool } from '../tools/grep/grep.ts';
 import { MultiEditTool } from '../tools/multi-edit/multi-edit.ts';
 import { ReadTool } from '../tools/read/read.ts';
 import { SleepTool } from '../tools/sleep/sleep.ts';
@@ -21,6 +22,7 @@ export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): An
     EditTool,
     MultiEditTool,
     GlobTool,
+    GrepTool,
     ThinkTool,
     SleepTool,
   ];

@@ -1,5 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { EfferentError, type SessionResource, type SessionResourceKey } from '../../../core/index.ts';
+import {
+  EfferentError,
+  type SessionResource,
+  type SessionResourceKey,
+  type SessionResources,
+} from '../../../core/index.ts';
 import { fileSize, readBytes } from './output-files.ts';
 import type { ShellExit, ShellRun } from './shell-run.ts';
 
@@ -206,4 +211,31 @@ async function readFrom(
     text = cut;
   }
   return { text, bytes, more: offset + bytes < size };
+}
+
+/** The session's task manager; throws a message for the model when the context has no session store. */
+export function sessionTaskManager(context: {
+  run: { resources?: SessionResources };
+}): BackgroundTaskManager {
+  const tasks = context.run.resources?.get(backgroundTasksKey);
+  if (!tasks) {
+    throw new EfferentError(
+      'tool_failed',
+      'This session keeps no background tasks (the context has no session resources).',
+    );
+  }
+  return tasks;
+}
+
+/** Why `id` cannot be used, or undefined when the session has that task. Never creates the manager. */
+export function unknownTaskMessage(
+  context: { run: { resources?: SessionResources } },
+  id: string,
+): string | undefined {
+  const tasks = context.run.resources?.peek(backgroundTasksKey);
+  if (tasks?.get(id)) return undefined;
+  const known = tasks?.list().map((task) => task.id) ?? [];
+  return known.length === 0
+    ? `No background task with id "${id}": this session has none.`
+    : `No background task with id "${id}". Known ids: ${known.join(', ')}.`;
 }

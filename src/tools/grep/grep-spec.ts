@@ -1,0 +1,75 @@
+import { vcsDirectories } from '../shared/ripgrep.ts';
+import { grepLimits } from './grep.prompt.ts';
+
+/** What to search for and how to print it; both ripgrep and the JS fallback follow it. */
+export interface GrepSpec {
+  pattern: string;
+  /** The search root as given to ripgrep (relative to cwd), or undefined for the cwd itself. */
+  searchArg: string | undefined;
+  /** Absolute path of the root (a directory or one file). */
+  absoluteTarget: string;
+  targetIsFile: boolean;
+  mode: 'content' | 'files_with_matches' | 'count';
+  caseInsensitive: boolean;
+  onlyMatching: boolean;
+  lineNumbers: boolean;
+  before: number;
+  after: number;
+  multiline: boolean;
+  globs: string[];
+  type: string | undefined;
+}
+
+/**
+ * Splits Grep's `glob` into ripgrep globs: whitespace or commas separate patterns, except inside
+ * braces, so "*.ts, *.tsx" and "*.{ts,tsx}" both work.
+ */
+export function splitGlobs(glob: string | undefined): string[] {
+  if (!glob) return [];
+  const globs: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (const char of glob) {
+    if (char === '{') depth++;
+    if (char === '}') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (char === ',' || /\s/.test(char))) {
+      if (current) globs.push(current);
+      current = '';
+    } else current += char;
+  }
+  if (current) globs.push(current);
+  return globs;
+}
+
+/**
+ * ripgrep arguments for a spec. Output order is made deterministic so offset paging never skips or
+ * repeats: file lists newest first (as the reference does), lines by path.
+ */
+export function ripgrepArgs(spec: GrepSpec): string[] {
+  const args = ['--hidden', '--no-require-git', '--color', 'never', '--no-heading'];
+  args.push('--max-columns', String(grepLimits.maxColumns), '--max-columns-preview');
+  if (spec.caseInsensitive) args.push('-i');
+  if (spec.multiline) args.push('-U', '--multiline-dotall');
+  if (spec.type) args.push('--type', spec.type);
+  for (const glob of spec.globs) args.push('--glob', glob);
+  // After the user's globs: later globs win in ripgrep, so a broad include cannot re-admit .git.
+  for (const directory of vcsDirectories) args.push('--glob', `!${directory}`);
+  switch (spec.mode) {
+    case 'files_with_matches':
+      args.push('--files-with-matches', '--sortr', 'modified');
+      break;
+    case 'count':
+      args.push('--count', '--with-filename', '--sort', 'path');
+      break;
+    case 'content':
+      args.push('--sort', 'path');
+      if (spec.lineNumbers) args.push('--line-number');
+      if (spec.onlyMatching) args.push('--only-matching');
+      if (spec.before > 0) args.push('--before-context', String(spec.before));
+      if (spec.after > 0) args.push('--after-context', String(spec.after));
+      break;
+  }
+  args.push('--regexp', spec.pattern);
+  if (spec.searchArg !== undefined) args.push('--', spec.searchArg);
+  return args;
+}

@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AnyTool,
+  createToolUseContext,
+  type CreateContextInit,
+  type ToolResult,
+  type ToolUseContext,
+} from '../../../core/index.ts';
+
+/** A temp project for shell tests: its own root, home and session directory. */
+export interface ShellProject {
+  root: string;
+  home: string;
+  context: ToolUseContext;
+  /** Disposes the session (stopping background tasks) and removes the directories. */
+  cleanup(): Promise<void>;
+}
+
+/** Makes a temp project whose context is ready for shell tools. */
+export function makeShellProject(init: Partial<CreateContextInit> = {}): ShellProject {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-shell-')));
+  const root = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(root);
+  mkdirSync(home);
+  const context = createToolUseContext({
+    cwd: root,
+    sessionDir: join(base, 'session'),
+    env: { PATH: process.env['PATH'], HOME: home, LC_ALL: 'C.UTF-8' },
+    ...init,
+  });
+  return {
+    root,
+    home,
+    context,
+    async cleanup() {
+      await context.run.resources?.dispose();
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Calls a tool directly (no pipeline), collecting its progress events. */
+export async function callTool<Output>(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  context: ToolUseContext,
+): Promise<{ result: ToolResult<Output>; progress: unknown[] }> {
+  const parsed = tool.inputSchema.parse(input) as Record<string, unknown>;
+  const progress: unknown[] = [];
+  const result = (await tool.call(
+    parsed,
+    context,
+    async () => ({ behavior: 'allow', trace: [] }),
+    (event) => progress.push(event.data),
+    'toolu_test',
+  )) as ToolResult<Output>;
+  return { result, progress };
+}
+
+/** Pids of processes whose whole command line is `commandLine` (read from /proc, so it sees every namespace). */
+export function processesMatching(commandLine: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      const status = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Zombies are already dead; they only wait to be reaped.
+      if (cmdline === commandLine && !/\) Z /.test(status)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Resolves after `ms`. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
