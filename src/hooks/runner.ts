@@ -99,7 +99,8 @@ async function runCallback(
   const seconds = entry.timeout ?? defaultCallbackHookTimeoutSeconds;
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), seconds * 1000);
