@@ -1,0 +1,134 @@
+import { resolveShellPath } from './cwd.ts';
+import { formatArgv } from './format-argv.ts';
+import { isReadOnlyRedirect, isReadOnlySimpleCommand } from './read-only/classify.ts';
+import {
+  type ArgKind,
+  type CommandOrigin,
+  type EnvVar,
+  maxCommandLength,
+  maxSubcommandsForSecurityCheck,
+  type Redirect,
+} from './types.ts';
+import { type WalkedCommand, walkCommandLine } from './walker.ts';
+import { writeTargetsOf } from './write-targets.ts';
+
+/** One subcommand as the permission engine sees it. */
+export interface AnalyzedSubcommand {
+  /** The words after wrapper unwrapping (`timeout 5 git status` → `git status`). */
+  argv: string[];
+  /** The words as written, wrappers included. */
+  rawArgv: string[];
+  /** Parallel to `argv`. */
+  argKinds: ArgKind[];
+  /** Prefix assignments plus those added by wrappers (`env A=1`). */
+  envVars: EnvVar[];
+  redirects: Redirect[];
+  /** `argv` as one normalised line: the text Bash rules are matched against. */
+  text: string;
+  /** The command's source text, wrappers, assignments and redirections included. */
+  sourceText: string;
+  /** The directory it runs in, tracked across `cd`; null when unknown. */
+  cwd: string | null;
+  /**
+   * Files it writes: output redirections (except /dev/null and fd dups) and obvious targets such as
+   * `tee FILE`, resolved against `cwd`. An entry that is not absolute could not be resolved (unknown
+   * cwd, `~user`, no home given) and must be treated as outside every working directory.
+   */
+  writesTo: string[];
+  /** Files read through input redirections (`< file`), resolved the same way. */
+  readsFrom: string[];
+  readOnly: boolean;
+  origin: CommandOrigin;
+  /** Wrappers removed, outermost first. */
+  wrappers: string[];
+}
+
+/** What {@link analyzeCommand} returns. */
+export type CommandAnalysis =
+  | { kind: 'too-complex'; reason: string }
+  | {
+      kind: 'analyzed';
+      subcommands: AnalyzedSubcommand[];
+      /** More than {@link maxSubcommandsForSecurityCheck}: the engine must ask. */
+      tooManySubcommands: boolean;
+      /** Longer than {@link maxCommandLength}: the engine must ask. */
+      tooLong: boolean;
+      /** How many `cd`/`pushd`/`popd` commands the line runs (more than one: ask). */
+      cdCount: number;
+      /** A directory change combined with git, whose hooks then come from another repository: ask. */
+      cdWithGit: boolean;
+    };
+
+/** Options for {@link analyzeCommand}. */
+export interface AnalyzeOptions {
+  cwd: string;
+  /** For `cd ~` and `~/…` targets; without it those stay unresolved. */
+  home?: string;
+}
+
+const outputOperators = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+
+function resolveAll(targets: string[], cwd: string | null, home: string | undefined): string[] {
+  return targets.map((target) => resolveShellPath(cwd, target, home) ?? target);
+}
+
+function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSubcommand {
+  const inner = command.unwrapped.command;
+  const innerKinds = inner.argKinds ?? inner.argv.map(() => 'literal' as const);
+  const viaXargs = command.unwrapped.xargs !== undefined;
+  const redirectWrites = command.redirects
+    .filter((redirect) => outputOperators.has(redirect.operator) && !isReadOnlyRedirect(redirect))
+    .map((redirect) => redirect.target);
+  const reads = command.redirects
+    .filter((redirect) => redirect.operator === '<' || redirect.operator === '<>')
+    .map((redirect) => redirect.target);
+  const writes = redirectWrites.concat(writeTargetsOf(inner.argv, innerKinds));
+  const readOnly = isReadOnlySimpleCommand({
+    argv: inner.argv,
+    argKinds: innerKinds,
+    envVars: inner.envVars,
+    redirects: command.redirects,
+    wrappers: command.unwrapped.wrappers,
+    viaXargs,
+  });
+  return {
+    argv: inner.argv,
+    rawArgv: command.argv,
+    argKinds: innerKinds,
+    envVars: inner.envVars,
+    redirects: command.redirects,
+    text: formatArgv(inner.argv),
+    sourceText: command.text,
+    cwd: command.cwd,
+    writesTo: resolveAll(writes, command.cwd, options.home),
+    readsFrom: resolveAll(reads, command.cwd, options.home),
+    readOnly,
+    origin: viaXargs ? 'xargs' : command.origin,
+    wrappers: command.unwrapped.wrappers,
+  };
+}
+
+/**
+ * The one entry point the permission engine uses: splits a command line into subcommands, unwraps
+ * wrappers, tracks `cd`, resolves write targets and classifies each subcommand as read-only or not.
+ * Synchronous; call {@link loadShellParser} first (before that, and for anything not fully
+ * understood, the result is `too-complex`).
+ */
+export function analyzeCommand(command: string, options: AnalyzeOptions): CommandAnalysis {
+  const walkOptions =
+    options.home === undefined ? { cwd: options.cwd } : { cwd: options.cwd, home: options.home };
+  const result = walkCommandLine(command, walkOptions);
+  if (result.kind === 'parse-unavailable')
+    return { kind: 'too-complex', reason: 'the shell parser is not loaded' };
+  if (result.kind === 'too-complex') return { kind: 'too-complex', reason: result.reason };
+  const subcommands = result.commands.map((walked) => analyzeOne(walked, options));
+  const runsGit = subcommands.some((subcommand) => subcommand.argv[0] === 'git');
+  return {
+    kind: 'analyzed',
+    subcommands,
+    tooManySubcommands: subcommands.length > maxSubcommandsForSecurityCheck,
+    tooLong: command.length > maxCommandLength,
+    cdCount: result.cdCount,
+    cdWithGit: result.cdCount > 0 && runsGit,
+  };
+}

@@ -1,0 +1,27 @@
+/** Shell analysis on a real bash AST: the layer the permission engine and the Bash tool build on. */
+export {
+  type AnalyzedSubcommand,
+  type AnalyzeOptions,
+  analyzeCommand,
+  type CommandAnalysis,
+} from './analyze.ts';
+export { classifyEnvVar, type EnvVarClass } from './env-vars.ts';
+export { formatArgv, quoteWord } from './format-argv.ts';
+export { isReadOnlyCommand } from './is-read-only-command.ts';
+export { isShellParserLoaded, loadShellParser } from './parser.ts';
+export { parseForSecurity } from './parse-for-security.ts';
+export { isReadOnlySimpleCommand, type ReadOnlyInput } from './read-only/classify.ts';
+export {
+  type ArgKind,
+  type CommandOrigin,
+  commandSubstitutionPlaceholder,
+  type EnvVar,
+  maxCommandLength,
+  maxSubcommandsForSecurityCheck,
+  processSubstitutionPlaceholder,
+  type Redirect,
+  type ShellParseResult,
+  type SimpleCommand,
+  trackedVariablePlaceholder,
+} from './types.ts';
+export { type UnwrapDetails, unwrapCommand, unwrapCommandDetailed, wrapperNames } from './wrappers.ts';

@@ -1,0 +1,164 @@
+import type { Node } from 'web-tree-sitter';
+import type { CommandOrigin, SimpleCommand } from './types.ts';
+import { tooComplex } from './walk-errors.ts';
+import type { UnwrapDetails } from './wrappers.ts';
+
+/** What a heredoc or here-string feeds to a command's stdin. */
+export interface StdinBody {
+  text: string;
+  /** False when the body contains expansions, so its final text is unknown. */
+  literal: boolean;
+}
+
+/** zsh builtins that open files, sockets or load modules without any visible program. */
+const zshDangerousBuiltins = new Set([
+  'zmodload',
+  'emulate',
+  'sysopen',
+  'sysread',
+  'syswrite',
+  'sysseek',
+  'zpty',
+  'ztcp',
+  'zsocket',
+  'mapfile',
+  'zselect',
+  'zcompile',
+  'zformat',
+  'zparseopts',
+  'zstyle',
+]);
+
+/** Builtins that evaluate array subscripts (`a[$(cmd)]`) in their arguments as arithmetic. */
+const subscriptEvaluatingBuiltins = new Set([
+  'read',
+  'printf',
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+  'unset',
+  'test',
+  '[',
+  'mapfile',
+  'readarray',
+  'getopts',
+  'wait',
+  'print',
+  'vared',
+]);
+
+/** Commands whose arguments are always code that runs later or elsewhere and is not analysed. */
+const deferredCodeCommands = new Set(['let', 'trap', 'alias', 'bind', 'complete', 'compgen', 'fc', 'enable']);
+
+/** `/proc/<pid>/environ`, `/root`, `/cwd`, `/exe`, `/mem`: secrets or alternate paths around rules. */
+const procPaths = /\/proc\/[^/\s]+\/(?:task\/[^/\s]+\/)?(?:environ|root|cwd|exe|mem|map_files)\b/;
+
+const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
+
+const printableName = /^[\x21-\x7e]+$/;
+
+/** Rejects commands whose meaning cannot be decided from the command line alone. */
+export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetails, node: Node): void {
+  for (const command of [raw, unwrapped.command]) {
+    const name = command.argv[0];
+    if (name === undefined) continue;
+    if ((command.argKinds?.[0] ?? 'literal') !== 'literal') {
+      tooComplex(`the command name ${name.slice(0, 40)} is computed at run time`, node.type);
+    }
+    if (!printableName.test(name))
+      tooComplex('the command name contains spaces or non-ASCII characters', node.type);
+    if (zshDangerousBuiltins.has(name) || name.startsWith('zf_')) {
+      tooComplex(`the zsh builtin ${name} can open files or sockets directly`, node.type);
+    }
+    if (deferredCodeCommands.has(name) && command.argv.length > 1) {
+      tooComplex(`${name} defines code that runs later; it is not analysed`, node.type);
+    }
+    if (subscriptEvaluatingBuiltins.has(name) && command.argv.slice(1).some((word) => word.includes('['))) {
+      tooComplex(`${name} evaluates array subscripts, which can run commands`, node.type);
+    }
+  }
+  for (const variable of raw.envVars.concat(unwrapped.command.envVars)) {
+    if (variable.name === 'IFS') tooComplex('setting IFS changes how words split', node.type);
+    if (/^PS[0-4]$|^PROMPT_COMMAND$/.test(variable.name) && raw.argv.length === 0) {
+      tooComplex(`${variable.name} runs substitutions when the shell prints it`, node.type);
+    }
+  }
+  const words = raw.argv.concat(raw.redirects.map((redirect) => redirect.target));
+  for (const word of words.concat(raw.envVars.map((variable) => variable.value))) {
+    if (procPaths.test(word))
+      tooComplex("the command reaches into /proc for another process's environment or files", node.type);
+  }
+}
+
+/** Code a command runs from a string: `bash -c BODY`, `eval …`, `sh <<EOF`, `watch CMD`. */
+export function shellBody(
+  inner: SimpleCommand,
+  details: UnwrapDetails,
+  stdin: StdinBody | undefined,
+  node: Node,
+): { text: string; origin: CommandOrigin } | undefined {
+  const [name, ...args] = inner.argv;
+  if (name === undefined) return undefined;
+  const kinds = inner.argKinds?.slice(1) ?? args.map(() => 'literal' as const);
+  const replace = details.xargs?.replace;
+  const literalArgs = (from: number): string => {
+    const parts = args.slice(from);
+    if (kinds.slice(from).some((kind) => kind !== 'literal')) {
+      tooComplex(`the code given to ${name} is not a fixed string`, node.type);
+    }
+    const text = parts.join(' ');
+    if (replace !== undefined && text.includes(replace)) {
+      tooComplex(`xargs substitutes its input into the code given to ${name}`, node.type);
+    }
+    return text;
+  };
+  if (name === 'eval') return args.length > 0 ? { text: literalArgs(0), origin: 'eval' } : undefined;
+  if (name === 'fish' || name === 'csh' || name === 'tcsh' || name === 'pwsh' || name === 'nu') {
+    if (args.some((word) => /^-[a-z]*c/.test(word) || word === '--command')) {
+      tooComplex(`${name} code is not analysed`, node.type);
+    }
+    return undefined;
+  }
+  if (name === 'busybox' && args[0] !== undefined && shells.has(args[0])) {
+    return shellBody({ ...inner, argv: args, argKinds: kinds }, details, stdin, node);
+  }
+  if (!shells.has(name)) return undefined;
+  let commandMode = false;
+  let readStdin = false;
+  let index = 0;
+  for (; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (kinds[index] !== 'literal') tooComplex(`the options of ${name} are computed at run time`, node.type);
+    if (word === '--' || word === '-') {
+      index++;
+      break;
+    }
+    if (word.startsWith('--')) {
+      if (word === '--rcfile' || word === '--init-file') index++;
+      continue;
+    }
+    if (/^[-+]/.test(word) && word.length > 1) {
+      if (word.includes('c')) commandMode = true;
+      if (word.includes('s')) readStdin = true;
+      if (/[oO]/.test(word)) index++;
+      continue;
+    }
+    break;
+  }
+  if (commandMode) {
+    if (index >= args.length) tooComplex(`${name} -c has no command string`, node.type);
+    if (kinds[index] !== 'literal')
+      tooComplex(`the code given to ${name} -c is not a fixed string`, node.type);
+    const text = args[index] ?? '';
+    if (replace !== undefined && text.includes(replace)) {
+      tooComplex(`xargs substitutes its input into the code given to ${name}`, node.type);
+    }
+    return { text, origin: 'shell-c' };
+  }
+  if (index < args.length && !readStdin) return undefined;
+  if (!stdin) return undefined;
+  if (!stdin.literal) tooComplex(`the script fed to ${name} contains expansions`, node.type);
+  return { text: stdin.text, origin: 'shell-c' };
+}

@@ -1,0 +1,585 @@
+import type { Node } from 'web-tree-sitter';
+import { checkCoverage } from './coverage.ts';
+import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
+import { parseBash } from './parser.ts';
+import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
+import { screenCommandText } from './text-checks.ts';
+import type { ArgKind, CommandOrigin, EnvVar, Redirect, SimpleCommand } from './types.ts';
+import { TooComplexError, tooComplex } from './walk-errors.ts';
+import { checkExpansions, type ResolvedWord, resolveWord, type WordHost } from './word-resolver.ts';
+import { type UnwrapDetails, unwrapCommandDetailed } from './wrappers.ts';
+
+/** Longest source the walker parses at all; longer input is treated as adversarial. */
+const maxSourceLength = 100_000;
+/** Most syntax nodes analysed per command line (all nested bodies together). */
+const maxNodes = 50_000;
+/** Deepest nesting of substitutions, `bash -c` and `eval` bodies. */
+const maxNesting = 12;
+
+/** A simple command as the walker found it, with everything analysis needs. */
+export interface WalkedCommand extends SimpleCommand {
+  argKinds: ArgKind[];
+  origin: CommandOrigin;
+  /** The working directory it runs in; null when a `cd` made it unknown. */
+  cwd: string | null;
+  unwrapped: UnwrapDetails;
+}
+
+/** What {@link walkCommandLine} returns. */
+export type WalkResult =
+  | { kind: 'simple'; commands: WalkedCommand[]; cdCount: number }
+  | { kind: 'too-complex'; reason: string; nodeType?: string }
+  | { kind: 'parse-unavailable' };
+
+/** Options for {@link walkCommandLine}. */
+export interface WalkOptions {
+  /** Start directory for `cd` tracking; absent = unknown. */
+  cwd?: string;
+  /** Home directory for `cd ~`; absent = unknown. */
+  home?: string;
+}
+
+/** Redirects gathered for one command, plus what its stdin carries when that is a heredoc or here-string. */
+interface Collector {
+  redirects: Redirect[];
+  stdin?: StdinBody;
+  /** Statements tree-sitter nested inside a heredoc node (the rest of the line). */
+  trailing: Node[];
+}
+
+function collector(redirects: Redirect[] = []): Collector {
+  return { redirects, trailing: [] };
+}
+
+interface Frame {
+  origin: CommandOrigin;
+  /** Redirects of an enclosing `{ …; } > file` that apply to every command inside. */
+  redirects: Redirect[];
+  /**
+   * Redirects tree-sitter attached to a whole list or pipeline (`a && b > f`); bash applies them to
+   * the last simple command only, so they travel down the right-most branch.
+   */
+  tail?: Collector;
+  nesting: number;
+}
+
+const separatorTokens = new Set([';', '&', '(', ')', '{', '}', '\n']);
+const shellRedirectTypes = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+
+class Walker implements WordHost {
+  readonly commands: WalkedCommand[] = [];
+  cdCount = 0;
+  private nodes = 0;
+  private readonly trackedVariables = new Set<string>();
+  private currentCwd: string | null;
+  private currentFrame: Frame = { origin: 'top', redirects: [], nesting: 0 };
+
+  constructor(private readonly options: WalkOptions) {
+    this.currentCwd = options.cwd ?? null;
+  }
+
+  tick(node: Node): void {
+    this.nodes++;
+    if (this.nodes > maxNodes) tooComplex('the command is too large to analyse', node.type);
+  }
+
+  isTracked(name: string): boolean {
+    return this.trackedVariables.has(name);
+  }
+
+  substitution(node: Node): void {
+    const open = node.children[0]?.type ?? '';
+    if (open === '`' && node.text.includes('\\')) {
+      tooComplex('backslashes inside backticks are read differently by bash; use $( ) instead', node.type);
+    }
+    const frame: Frame = { origin: 'substitution', redirects: [], nesting: this.currentFrame.nesting + 1 };
+    if (frame.nesting > maxNesting) tooComplex('substitutions are nested too deeply', node.type);
+    const saved = { frame: this.currentFrame, cwd: this.currentCwd };
+    this.sequence(node, frame, this.currentCwd);
+    this.currentFrame = saved.frame;
+    this.currentCwd = saved.cwd;
+  }
+
+  /** Parses and walks one source text (the whole line, or a `bash -c` / `eval` body). */
+  source(text: string, frame: Frame, cwd: string | null): CwdState {
+    if (text.length > maxSourceLength) tooComplex('the command is too long to analyse');
+    const problem = screenCommandText(text);
+    if (problem) tooComplex(problem);
+    const outcome = parseBash(text);
+    if (outcome.kind === 'unavailable') throw new ParserUnavailable();
+    if (outcome.kind === 'timeout') tooComplex('parsing took too long; the command may be adversarial');
+    const tree = outcome.tree;
+    try {
+      const root = tree.rootNode;
+      if (root.hasError) tooComplex('bash syntax error or construct the parser does not understand', 'ERROR');
+      if (root.descendantCount + this.nodes > maxNodes) tooComplex('the command is too large to analyse');
+      checkCoverage(root, text);
+      return this.sequence(root, frame, cwd);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  private statement(node: Node, frame: Frame, cwd: string | null): CwdState {
+    this.tick(node);
+    switch (node.type) {
+      case 'program':
+        return this.sequence(node, frame, cwd);
+      case 'compound_statement':
+        return this.sequence(node, groupFrame(frame), cwd);
+      case 'subshell':
+        this.sequence(node, groupFrame(frame), cwd);
+        return { success: cwd, any: cwd };
+      case 'list':
+        return this.list(node, frame, cwd);
+      case 'pipeline':
+        return this.pipeline(node, frame, cwd);
+      case 'negated_command': {
+        const inner = node.namedChildren.filter((child) => child.type !== 'comment');
+        if (inner.length !== 1 || !inner[0]) tooComplex('unexpected negation', node.type);
+        const result = this.statement(inner[0], frame, cwd);
+        return { success: result.any, any: result.any };
+      }
+      case 'redirected_statement':
+        return this.redirected(node, frame, cwd);
+      case 'command':
+        return this.command(node, frame, cwd);
+      case 'variable_assignment':
+      case 'variable_assignments':
+      case 'declaration_command':
+      case 'unset_command':
+        return this.shellStateCommand(node, frame, cwd);
+      case 'comment':
+        return { success: cwd, any: cwd };
+      default:
+        return tooComplex(
+          `${node.type.replaceAll('_', ' ')} is not analysed; run simpler commands`,
+          node.type,
+        );
+    }
+  }
+
+  /** Statements separated by `;`, `&` or newlines, in program, subshell, group or substitution bodies. */
+  private sequence(node: Node, frame: Frame, cwd: string | null): CwdState {
+    let state: CwdState = { success: cwd, any: cwd };
+    const children = node.children;
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index];
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (
+          separatorTokens.has(child.type) ||
+          child.type === '$(' ||
+          child.type === '`' ||
+          child.type === '<(' ||
+          child.type === '>('
+        ) {
+          continue;
+        }
+        tooComplex(`unexpected token ${child.type}`, child.type);
+      }
+      if (shellRedirectTypes.has(child.type)) {
+        // `$(< file)`: a redirect with no command.
+        state = this.emptyCommand(child, frame, state.any);
+        continue;
+      }
+      const background = children[index + 1]?.type === '&';
+      const result = this.statement(child, frame, state.any);
+      state = background ? { success: state.any, any: state.any } : result;
+    }
+    return state;
+  }
+
+  private list(node: Node, frame: Frame, cwd: string | null): CwdState {
+    const [left, operator, right, ...rest] = node.children;
+    if (!left || !operator || !right || rest.length > 0) tooComplex('unexpected list shape', node.type);
+    const first = this.statement(left, withoutTail(frame), cwd);
+    if (operator.type === '&&') {
+      const second = this.statement(right, frame, first.success);
+      return { success: second.success, any: mergeCwd(first.any, second.any) };
+    }
+    if (operator.type === '||') {
+      const second = this.statement(right, frame, first.any);
+      return { success: mergeCwd(first.success, second.success), any: mergeCwd(first.any, second.any) };
+    }
+    return tooComplex(`unexpected operator ${operator.type}`, operator.type);
+  }
+
+  private pipeline(node: Node, frame: Frame, cwd: string | null): CwdState {
+    let last: CwdState = { success: cwd, any: cwd };
+    const parts = node.children.filter((child) => child.isNamed);
+    for (const child of node.children) {
+      if (!child.isNamed) {
+        if (child.type === '|' || child.type === '|&') continue;
+        tooComplex(`unexpected token ${child.type} in a pipeline`, child.type);
+      }
+      last = this.statement(child, child === parts[parts.length - 1] ? frame : withoutTail(frame), cwd);
+    }
+    // bash runs every part in a subshell, but zsh runs the last part in the current shell.
+    const after = mergeCwd(cwd, last.any);
+    return { success: after, any: after };
+  }
+
+  private redirected(node: Node, frame: Frame, cwd: string | null): CwdState {
+    const gathered = collector();
+    let body: Node | undefined;
+    for (const child of node.children) {
+      if (shellRedirectTypes.has(child.type)) this.redirect(child, gathered);
+      else if (child.type === 'comment') continue;
+      else if (body === undefined && child.isNamed) body = child;
+      else tooComplex(`unexpected ${child.type} around a redirection`, child.type);
+    }
+    const trailing = gathered.trailing;
+    const own = mergeCollectors(gathered, frame.tail);
+    const inner: Frame = { ...withoutTail(frame), tail: own };
+    let state: CwdState;
+    if (!body) {
+      state = this.emit([], [], own, node.text, withoutTail(frame), cwd, node);
+    } else if (
+      [
+        'list',
+        'pipeline',
+        'negated_command',
+        'compound_statement',
+        'subshell',
+        'redirected_statement',
+      ].includes(body.type)
+    ) {
+      state = this.statement(body, inner, cwd);
+    } else if (body.type === 'command') {
+      state = this.command(body, inner, cwd);
+    } else if (
+      ['variable_assignment', 'variable_assignments', 'declaration_command', 'unset_command'].includes(
+        body.type,
+      )
+    ) {
+      state = this.shellStateCommand(body, inner, cwd);
+    } else {
+      return tooComplex(`${body.type.replaceAll('_', ' ')} is not analysed; run simpler commands`, body.type);
+    }
+    return this.trailing(trailing, withoutTail(frame), state);
+  }
+
+  /** tree-sitter nests the rest of a line after a heredoc start inside the heredoc node. */
+  private trailing(nodes: Node[], frame: Frame, state: CwdState): CwdState {
+    if (nodes.length === 0) return state;
+    let current = state;
+    for (const node of nodes) {
+      if (!node.isNamed) {
+        if (['|', '|&', '&&', '||', ';', '&'].includes(node.type)) continue;
+        tooComplex(`unexpected token ${node.type} after a heredoc`, node.type);
+      }
+      if (node.type === 'pipeline' && node.children[0]?.type === '|') {
+        this.pipeline(node, frame, current.any);
+        continue;
+      }
+      current = this.statement(node, frame, current.any);
+    }
+    // Which parts run conditionally is not modelled here, so any directory change makes the cwd unknown.
+    const after = mergeCwd(state.any, current.any);
+    return { success: after, any: after };
+  }
+
+  private redirect(node: Node, into: Collector): void {
+    this.tick(node);
+    switch (node.type) {
+      case 'file_redirect': {
+        const redirect = this.fileRedirect(node);
+        into.redirects.push(redirect);
+        // `cmd <<EOF <file` reads the file, not the heredoc.
+        if (redirect.operator === '<' && (redirect.fd ?? 0) === 0) delete into.stdin;
+        return;
+      }
+      case 'herestring_redirect': {
+        const value = node.namedChildren[0];
+        if (!value || node.namedChildCount !== 1) tooComplex('unexpected here-string', node.type);
+        const resolved = resolveWord(value, this);
+        into.redirects.push({ operator: '<<<', target: '<herestring>' });
+        into.stdin = { text: resolved.text, literal: resolved.kind === 'literal' };
+        return;
+      }
+      case 'heredoc_redirect':
+        this.heredoc(node, into);
+        return;
+      default:
+        tooComplex(`${node.type} is not supported`, node.type);
+    }
+  }
+
+  private heredoc(node: Node, into: Collector): void {
+    let quoted = false;
+    let body = '';
+    let literal = true;
+    let operator = '<<';
+    for (const child of node.children) {
+      this.tick(child);
+      switch (child.type) {
+        case '<<':
+        case '<<-':
+          operator = child.type;
+          break;
+        case 'heredoc_start':
+          quoted = /['"\\]/.test(child.text);
+          break;
+        case 'heredoc_body':
+          if (quoted || child.namedChildCount === 0) {
+            body = child.text;
+            if (!quoted && /[$`\\]/.test(body)) literal = false;
+          } else {
+            literal = false;
+            for (const part of child.children) {
+              if (part.type === 'heredoc_content') continue;
+              resolveWord(part, this);
+            }
+          }
+          break;
+        case 'heredoc_end':
+          break;
+        case 'file_redirect':
+        case 'herestring_redirect':
+          this.redirect(child, into);
+          break;
+        default:
+          into.trailing.push(child);
+      }
+    }
+    into.redirects.push({ operator, target: '<heredoc>' });
+    into.stdin = { text: body, literal };
+  }
+
+  private fileRedirect(node: Node): Redirect {
+    let fd: number | undefined;
+    let operator = '';
+    const destinations: Node[] = [];
+    for (const child of node.children) {
+      this.tick(child);
+      if (child.type === 'file_descriptor') {
+        if (!/^\d{1,2}$/.test(child.text))
+          tooComplex(`unsupported file descriptor ${child.text}`, child.type);
+        fd = Number(child.text);
+      } else if (!child.isNamed) operator = child.type;
+      else destinations.push(child);
+    }
+    if (operator === '>&-' || operator === '<&-') {
+      if (destinations.length > 0) tooComplex('unexpected word after a descriptor close', node.type);
+      return withFd({ operator, target: '-' }, fd);
+    }
+    const [destination, ...extra] = destinations;
+    if (!destination || extra.length > 0) tooComplex('a redirection needs exactly one target', node.type);
+    const resolved = resolveWord(destination, this);
+    if (resolved.kind !== 'literal') {
+      tooComplex(
+        `the redirection target ${destination.text.slice(0, 40)} is not a fixed file name`,
+        node.type,
+      );
+    }
+    checkExpansions(resolved, destination);
+    return withFd({ operator, target: resolved.text }, fd);
+  }
+
+  private resolveArguments(nodes: Node[]): ResolvedWord[] {
+    return nodes.map((node) => {
+      const resolved = resolveWord(node, this);
+      checkExpansions(resolved, node);
+      return resolved;
+    });
+  }
+
+  private assignment(node: Node): EnvVar {
+    const name = node.childForFieldName('name');
+    if (!name || name.type !== 'variable_name')
+      tooComplex(`unsupported assignment ${node.text.slice(0, 40)}`, node.type);
+    const operator = node.children[1]?.type;
+    if (operator !== '=') tooComplex(`the assignment operator ${operator ?? ''} is not analysed`, node.type);
+    const valueNode = node.childForFieldName('value');
+    if (node.children.length > 3) tooComplex('unsupported assignment value', node.type);
+    if (valueNode?.type === 'array') tooComplex('array assignments are not analysed', 'array');
+    const value = valueNode
+      ? resolveWord(valueNode, this)
+      : { text: '', kind: 'literal' as const, unquoted: '' };
+    if (name.text === 'IFS') tooComplex('assigning IFS changes how later words split', node.type);
+    return { name: name.text, value: value.text, literal: value.kind === 'literal' };
+  }
+
+  private command(node: Node, frame: Frame, cwd: string | null): CwdState {
+    const outer = frame.tail;
+    this.currentCwd = cwd;
+    this.currentFrame = frame;
+    const envVars: EnvVar[] = [];
+    const words: Node[] = [];
+    const gathered = collector();
+    for (const child of node.children) {
+      this.tick(child);
+      if (child.type === 'variable_assignment') envVars.push(this.assignment(child));
+      else if (child.type === 'command_name') {
+        const name = child.namedChildren[0];
+        if (!name || child.namedChildCount !== 1) tooComplex('unexpected command name', child.type);
+        words.push(name);
+      } else if (shellRedirectTypes.has(child.type)) this.redirect(child, gathered);
+      else if (child.type === 'comment') continue;
+      else if (child.isNamed) words.push(child);
+      else tooComplex(`unexpected token ${child.type} in a command`, child.type);
+    }
+    if (gathered.trailing.length > 0)
+      tooComplex('unexpected commands inside a heredoc redirection', node.type);
+    const resolved = this.resolveArguments(words);
+    // Redirections written after the command (outer) are applied after those inside it.
+    const merged: Collector = { redirects: gathered.redirects.concat(outer?.redirects ?? []), trailing: [] };
+    const stdin = outer?.stdin ?? gathered.stdin;
+    if (stdin) merged.stdin = stdin;
+    return this.emit(resolved, envVars, merged, node.text, frame, cwd, node);
+  }
+
+  /** Bare assignments and `export`/`declare`/`local`/`unset`: shell-state commands. */
+  private shellStateCommand(node: Node, frame: Frame, cwd: string | null): CwdState {
+    const redirects = frame.tail ?? collector();
+    if (redirects.stdin) tooComplex('a heredoc feeding an assignment is not analysed', node.type);
+    this.currentCwd = cwd;
+    this.currentFrame = frame;
+    if (node.type === 'variable_assignment' || node.type === 'variable_assignments') {
+      const assignments = node.type === 'variable_assignment' ? [node] : node.namedChildren;
+      const envVars = assignments.map((child) => {
+        if (child.type !== 'variable_assignment') tooComplex('unexpected assignment list', child.type);
+        return this.assignment(child);
+      });
+      for (const variable of envVars) this.trackedVariables.add(variable.name);
+      return this.emit([], envVars, redirects, node.text, frame, cwd, node);
+    }
+    const words: ResolvedWord[] = [];
+    const keyword = node.children[0];
+    if (!keyword || keyword.isNamed) tooComplex('unexpected declaration', node.type);
+    words.push({ text: keyword.type, kind: 'literal', unquoted: keyword.type });
+    for (const child of node.children.slice(1)) {
+      this.tick(child);
+      if (child.type === 'variable_assignment') {
+        const variable = this.assignment(child);
+        this.trackedVariables.add(variable.name);
+        words.push({
+          text: `${variable.name}=${variable.value}`,
+          kind: variable.literal ? 'literal' : 'dynamic',
+          unquoted: '',
+        });
+      } else if (child.type === 'variable_name') {
+        if (child.text === 'IFS') tooComplex('changing IFS changes how later words split', child.type);
+        words.push({ text: child.text, kind: 'literal', unquoted: child.text });
+      } else if (shellRedirectTypes.has(child.type)) {
+        tooComplex('redirections on declarations are not analysed', child.type);
+      } else if (child.isNamed) {
+        const resolved = resolveWord(child, this);
+        checkExpansions(resolved, child);
+        words.push(resolved);
+      } else tooComplex(`unexpected token ${child.type}`, child.type);
+    }
+    return this.emit(words, [], redirects, node.text, frame, cwd, node);
+  }
+
+  private emptyCommand(node: Node, frame: Frame, cwd: string | null): CwdState {
+    const gathered = collector();
+    this.redirect(node, gathered);
+    if (gathered.trailing.length > 0)
+      tooComplex('unexpected commands inside a heredoc redirection', node.type);
+    return this.emit([], [], gathered, node.text, frame, cwd, node);
+  }
+
+  private emit(
+    words: ResolvedWord[],
+    envVars: EnvVar[],
+    own: Collector,
+    text: string,
+    frame: Frame,
+    cwd: string | null,
+    node: Node,
+  ): CwdState {
+    const redirects = frame.redirects.length > 0 ? own.redirects.concat(frame.redirects) : own.redirects;
+    const stdin = own.stdin;
+    const raw: SimpleCommand = {
+      argv: words.map((word) => word.text),
+      envVars,
+      redirects,
+      text,
+      argKinds: words.map((word) => word.kind),
+      origin: frame.origin,
+    };
+    const unwrapped = unwrapCommandDetailed(raw);
+    checkCommandSemantics(raw, unwrapped, node);
+    const commandCwd =
+      unwrapped.chdir === undefined ? cwd : resolveChdir(cwd, unwrapped.chdir, this.options.home);
+    const walked: WalkedCommand = {
+      ...raw,
+      argKinds: raw.argKinds ?? [],
+      origin: frame.origin,
+      cwd: commandCwd,
+      unwrapped,
+    };
+    this.commands.push(walked);
+    const inner = unwrapped.command;
+    const body = shellBody(inner, unwrapped, stdin, node);
+    if (body) {
+      const nested: Frame = { origin: body.origin, redirects: [], nesting: frame.nesting + 1 };
+      if (nested.nesting > maxNesting) tooComplex('shell bodies are nested too deeply', node.type);
+      const saved = { frame: this.currentFrame, cwd: this.currentCwd };
+      const result = this.source(body.text, nested, commandCwd);
+      this.currentFrame = saved.frame;
+      this.currentCwd = saved.cwd;
+      // `eval` runs in the current shell; `bash -c` in a child process.
+      if (body.origin === 'eval') return result;
+    }
+    const change = changeDirectory(inner, cwd, this.options.home);
+    if (!change) return { success: cwd, any: cwd };
+    this.cdCount++;
+    if (!unwrapped.wrappers.every((name) => name === 'command' || name === 'builtin')) {
+      // `timeout 5 cd x` runs an external cd (or fails): the shell's directory does not change.
+      return { success: cwd, any: cwd };
+    }
+    return { success: change.target, any: mergeCwd(cwd, change.target) };
+  }
+}
+
+/** The frame for a part that is not in tail position. */
+function withoutTail(frame: Frame): Frame {
+  if (!frame.tail) return frame;
+  const { tail: _tail, ...rest } = frame;
+  return rest;
+}
+
+/** Inside `{ …; }` or `( … )` a redirect of the group applies to every command. */
+function groupFrame(frame: Frame): Frame {
+  if (!frame.tail) return frame;
+  if (frame.tail.stdin) tooComplex('a heredoc feeding a command group is not analysed');
+  return { ...withoutTail(frame), redirects: frame.redirects.concat(frame.tail.redirects) };
+}
+
+function mergeCollectors(inner: Collector, outer: Collector | undefined): Collector {
+  if (!outer)
+    return { redirects: inner.redirects, trailing: [], ...(inner.stdin ? { stdin: inner.stdin } : {}) };
+  const merged: Collector = { redirects: inner.redirects.concat(outer.redirects), trailing: [] };
+  const stdin = outer.stdin ?? inner.stdin;
+  if (stdin) merged.stdin = stdin;
+  return merged;
+}
+
+function withFd(redirect: Redirect, fd: number | undefined): Redirect {
+  if (fd !== undefined) redirect.fd = fd;
+  return redirect;
+}
+
+class ParserUnavailable extends Error {}
+
+/** Walks a whole command line; every failure mode becomes a result, never an exception. */
+export function walkCommandLine(source: string, options: WalkOptions = {}): WalkResult {
+  const walker = new Walker(options);
+  try {
+    walker.source(source, { origin: 'top', redirects: [], nesting: 0 }, options.cwd ?? null);
+    return { kind: 'simple', commands: walker.commands, cdCount: walker.cdCount };
+  } catch (error) {
+    if (error instanceof ParserUnavailable) return { kind: 'parse-unavailable' };
+    if (error instanceof TooComplexError) {
+      return error.nodeType === undefined
+        ? { kind: 'too-complex', reason: error.message }
+        : { kind: 'too-complex', reason: error.message, nodeType: error.nodeType };
+    }
+    if (error instanceof RangeError)
+      return { kind: 'too-complex', reason: 'the command is nested too deeply' };
+    throw error;
+  }
+}
