@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EfferentError, errorMessage } from '../core/index.ts';
+import { registerCheckCommand } from './commands/check.ts';
 import { registerToolsCommand } from './commands/tools.ts';
 
 /** Builds the `efferent` command line. Each subcommand lives in its own file under commands/. */
@@ -12,6 +13,7 @@ export function createProgram(): Command {
     .exitOverride();
   // subcommands register here, one line each
   registerToolsCommand(program);
+  registerCheckCommand(program);
   return program;
 }
 

@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { isAbsolute, join, posix, relative } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
 
 /**
  * Canonical paths for permission checks: a path is judged both as written (the link) and as the
@@ -10,13 +10,25 @@ import { isAbsolute, join, posix, relative } from 'node:path';
 /** Resolves an existing path to its real location, or returns undefined when it does not exist. */
 export type RealpathFn = (path: string) => string | undefined;
 
-/** The real filesystem, for production use. */
+/**
+ * The real filesystem, for production use. A dangling symlink still resolves to where it points
+ * (its target may be created later, and a deny rule on the target must already apply).
+ */
 export const fsRealpath: RealpathFn = (path) => {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return undefined;
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return realpathSync.native(current);
+    } catch {
+      try {
+        if (!lstatSync(current).isSymbolicLink()) return undefined;
+        current = resolve(dirname(current), readlinkSync(current));
+      } catch {
+        return hops === 0 ? undefined : current;
+      }
+    }
   }
+  return current;
 };
 
 /** A filesystem where nothing exists: every path is reasoned about lexically. */

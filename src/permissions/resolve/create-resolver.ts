@@ -232,7 +232,11 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
     if (!prompter) {
       return {
         behavior: 'ask',
-        message: unapprovedMessage(first.call ?? `use ${tool.name}`, reason, 'no one is available to approve it'),
+        message: unapprovedMessage(
+          first.call ?? `use ${tool.name}`,
+          reason,
+          'no one is available to approve it',
+        ),
         trace,
         ...(suggestions.length ? { suggestions } : {}),
       };

@@ -96,21 +96,21 @@ function targetVerdict(request: EvaluationRequest, rules: RuleSet): Verdict | un
         },
         family,
       };
-      if (!request.shell) {
-        return {
-          behavior: 'ask',
-          kind: 'analysis',
-          reason: 'no shell analyser is available to check the command',
-          classifierApprovable: true,
-          steps: [],
-          suggestions: [],
-        };
-      }
-      const verdict = evaluateShellCommand(target.command, workspace.cwd, {
-        ...subcommandContext,
-        analyzer: request.shell,
-        classifyEnvVar: (name) => request.shell?.classifyEnvVar(name) ?? 'neutral',
-      });
+      const verdict: Verdict =
+        request.shell && target.shell === 'bash'
+          ? evaluateShellCommand(target.command, workspace.cwd, {
+              ...subcommandContext,
+              analyzer: request.shell,
+              classifyEnvVar: (name) => request.shell?.classifyEnvVar(name) ?? 'neutral',
+            })
+          : {
+              behavior: 'ask',
+              kind: 'analysis',
+              reason: 'no shell analyser is available to check the command',
+              classifierApprovable: true,
+              steps: [],
+              suggestions: [],
+            };
       // Bypass may settle an analysis ask only when no shell deny/ask rule could have been dodged.
       if (
         verdict.behavior === 'ask' &&

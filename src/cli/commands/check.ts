@@ -1,0 +1,158 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type Command, Option } from 'commander';
+import {
+  EfferentError,
+  errorMessage,
+  type PermissionMode,
+  permissionModes,
+  type TraceStep,
+} from '../../core/index.ts';
+import {
+  type CheckCase,
+  type CheckOptions,
+  type CheckResult,
+  checkPermissionCase,
+  loadDefaultShellAnalyzer,
+  loadSettings,
+} from '../../permissions/index.ts';
+import { getAllBaseTools } from '../../registry/index.ts';
+
+/** Home directory for `--jsonl` cases that do not name one: cases are hypothetical, like their cwd. */
+const jsonlDefaultHome = '/home/user';
+
+interface CheckFlags {
+  jsonl?: boolean;
+  mode?: PermissionMode;
+  settings?: string;
+  cwd?: string;
+  home?: string;
+  claudeSettings?: boolean;
+  untrusted?: boolean;
+}
+
+function renderStep(step: TraceStep, index: number): string {
+  const where = [step.rule ? `rule ${step.rule}` : '', step.source ? `from ${step.source}` : '']
+    .filter(Boolean)
+    .join(' ');
+  return `  ${index + 1}. [${step.stage}] ${step.outcome}: ${step.detail}${where ? ` (${where})` : ''}`;
+}
+
+/** The decision and its trace in words. */
+export function renderCheckResult(result: CheckResult): string {
+  const lines = [`Decision: ${result.behavior}`];
+  if (result.message) lines.push(`Message: ${result.message}`);
+  lines.push(`Read-only: ${result.readOnly === null ? 'unknown' : String(result.readOnly)}`);
+  lines.push(
+    'Trace:',
+    ...(result.trace.length > 0 ? result.trace.map(renderStep) : ['  (no step recorded)']),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function parseCase(line: string): CheckCase {
+  const value = JSON.parse(line) as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError('a case must be a JSON object');
+  if (typeof value.tool !== 'string' || value.tool === '') throw new TypeError('"tool" must be a tool name');
+  if (typeof value.input !== 'object' || value.input === null || Array.isArray(value.input))
+    throw new TypeError('"input" must be an object');
+  if (typeof value.cwd !== 'string' || value.cwd === '') throw new TypeError('"cwd" must be a directory');
+  if (value.mode !== undefined && !permissionModes.includes(value.mode as PermissionMode)) {
+    throw new TypeError(`"mode" must be one of ${permissionModes.join(', ')}`);
+  }
+  const rules = (value.rules ?? {}) as Record<string, unknown>;
+  for (const key of ['allow', 'deny', 'ask']) {
+    const list = rules[key];
+    if (list !== undefined && (!Array.isArray(list) || list.some((rule) => typeof rule !== 'string'))) {
+      throw new TypeError(`"rules.${key}" must be a list of rule strings`);
+    }
+  }
+  const check: CheckCase = {
+    tool: value.tool,
+    input: value.input as Record<string, unknown>,
+    cwd: value.cwd,
+    rules: rules as CheckCase['rules'] & object,
+  };
+  if (value.mode !== undefined) check.mode = value.mode as PermissionMode;
+  if (typeof value.home === 'string') check.home = value.home;
+  return check;
+}
+
+async function runJsonl(flags: CheckFlags, options: CheckOptions): Promise<void> {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    let output: Record<string, unknown>;
+    try {
+      const check = parseCase(line);
+      if (flags.mode && check.mode === undefined) check.mode = flags.mode;
+      const result = await checkPermissionCase(check, options);
+      output = { behavior: result.behavior, readOnly: result.readOnly, trace: result.trace };
+      if (result.message) output.message = result.message;
+      const id = (JSON.parse(line) as { id?: unknown }).id;
+      if (typeof id === 'string') output.id = id;
+    } catch (error) {
+      output = { error: errorMessage(error) };
+    }
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+  }
+}
+
+/** `efferent check`: explains the permission decision for one call, or for a JSON-lines stream of cases. */
+export function registerCheckCommand(program: Command): void {
+  program
+    .command('check')
+    .description('Explain the permission decision for a tool call (or, with --jsonl, one per input line).')
+    .argument('[tool]', 'tool name, e.g. Bash')
+    .argument('[input]', 'tool input as JSON, e.g. \'{"command":"git status"}\'')
+    .option(
+      '--jsonl',
+      'read cases {tool,input,cwd,mode,rules,home} from stdin, one per line; write one decision per line',
+    )
+    .addOption(new Option('--mode <mode>', 'permission mode').choices([...permissionModes]))
+    .option('--settings <file-or-json>', 'extra settings file or JSON (as the --settings flag of run)')
+    .option('--cwd <dir>', 'working directory of the call (default: the current directory)')
+    .option('--home <dir>', 'home directory for ~ in rules and paths')
+    .option('--claude-settings', 'also read Claude Code settings under .claude/')
+    .option('--untrusted', 'treat the workspace as untrusted (project allow rules ignored)')
+    .action(async (tool: string | undefined, inputText: string | undefined, flags: CheckFlags) => {
+      const shell = await loadDefaultShellAnalyzer();
+      const tools = getAllBaseTools();
+      if (flags.jsonl) {
+        await runJsonl(flags, {
+          tools,
+          defaultHome: flags.home ?? jsonlDefaultHome,
+          ...(shell ? { shell } : {}),
+        });
+        return;
+      }
+      if (!tool || inputText === undefined)
+        throw new EfferentError('usage', 'Give a tool and its input as JSON, or use --jsonl.');
+      let input: Record<string, unknown>;
+      try {
+        input = JSON.parse(inputText) as Record<string, unknown>;
+      } catch (error) {
+        throw new EfferentError('usage', `The input is not valid JSON: ${errorMessage(error)}`);
+      }
+      const cwd = resolve(flags.cwd ?? process.cwd());
+      const home = flags.home ?? homedir();
+      const settings = await loadSettings({
+        cwd,
+        home,
+        trusted: !flags.untrusted,
+        ...(flags.claudeSettings ? { claudeCompat: true } : {}),
+        cli: {
+          ...(flags.settings ? { settings: flags.settings } : {}),
+          ...(flags.mode ? { permissionMode: flags.mode } : {}),
+        },
+      });
+      for (const notice of settings.notices) process.stderr.write(`notice: ${notice}\n`);
+      const result = await checkPermissionCase(
+        { tool, input, cwd, home, mode: settings.defaultMode },
+        { tools, defaultHome: home, extraRules: settings.rules, ...(shell ? { shell } : {}) },
+      );
+      process.stdout.write(renderCheckResult(result));
+    });
+}
