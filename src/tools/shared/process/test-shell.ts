@@ -81,3 +81,14 @@ export function processesMatching(commandLine: string): number[] {
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Waits up to `ms` for every process running `commandLine` to be gone; returns those still alive. */
+export async function waitUntilGone(commandLine: string, ms = 2_000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let alive = processesMatching(commandLine);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await delay(20);
+    alive = processesMatching(commandLine);
+  }
+  return alive;
+}

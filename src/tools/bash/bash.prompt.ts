@@ -1,0 +1,37 @@
+/** The Bash tool's name as the model sees it (and as permission rules spell it). */
+export const bashToolName = 'Bash';
+
+/** Default and ceiling of the `timeout` parameter (ms). */
+export const bashDefaultTimeoutMs = 120_000;
+export const bashMaxTimeoutMs = 600_000;
+
+/** The model-facing description of Bash. */
+export function bashPrompt(options: {
+  sandbox: 'on' | 'off' | 'unavailable';
+  allowNetwork: boolean;
+}): string {
+  const sandbox =
+    options.sandbox === 'on'
+      ? `
+Sandbox: commands run in an OS sandbox. Only the working directories, the session directory and a private /tmp are writable; .git/hooks, .git/config, .claude and .efferent stay read-only. ${options.allowNetwork ? 'The network is available.' : 'There is no network access.'} If a command fails because of the sandbox (a read-only file system error, no network) and it really needs more, run it again with dangerouslyDisableSandbox: true; the user will be asked to approve.`
+      : '';
+  return `Runs a bash command and returns its output.
+
+Each call starts a fresh \`bash -c\` in the current working directory. A \`cd\` carries over to later calls as long as it stays inside the working directories; otherwise the next call starts in the project root again. Environment variables, shell options and functions do not carry over.
+
+Before you use it:
+- Prefer the dedicated tools: Read instead of cat/head/tail, Edit or Write instead of sed/awk/echo redirection, Glob instead of find or ls for file names, Grep instead of grep or rg. They are faster, safer and their output is easier to use.
+- Quote paths that contain spaces: cd "path with spaces".
+- Chain dependent steps with && (or ; when a failure should not stop the rest). Independent commands can go in separate calls that run in parallel.
+- Keep the working directory stable: prefer absolute paths over cd.
+
+Parameters:
+- command: the command line.
+- timeout: milliseconds, default ${bashDefaultTimeoutMs.toLocaleString('en-US')}, at most ${bashMaxTimeoutMs.toLocaleString('en-US')} (larger values are lowered). A command still running at its timeout keeps running as a background task instead of being killed (you get its task id); commands that begin with sleep, commands that mention git, and lines the analyser cannot read are stopped instead.
+- description: a short active-voice summary of what the command does (5–10 words), e.g. "List files in src", "Run the unit tests".
+- run_in_background: true starts the command and returns a task id at once; read its output with TaskOutput and stop it with TaskStop. Use it for servers, watchers and long builds. Do not add & at the end yourself: processes left behind by a finished command are stopped.
+
+Output: stdout, then stderr, then the exit code when it is not 0. Exit code 1 from grep, rg, diff, find, test/[, git diff and git grep is an answer (no match, files differ), not a failure. Output longer than 30,000 characters is saved to a file and you get its path and a preview. A command whose stdout is an image (PNG, JPEG, GIF, WebP) returns the image.
+${sandbox}
+Git: never change git config, never skip hooks (--no-verify) or force-push unless the user asks, and never use interactive flags (-i) since there is no terminal.`;
+}

@@ -1,0 +1,298 @@
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import {
+  buildTool,
+  EfferentError,
+  ErrorCodes,
+  type Tool,
+  type ToolResult,
+  type ToolUseContext,
+} from '../../core/index.ts';
+import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
+import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
+import { type RunCommandOutcome, runCommand, type ShellProgress } from '../shared/process/run-command.ts';
+import { probeSandbox } from '../shared/process/sandbox.ts';
+import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
+import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
+import { type BashOutput, bashResultBlock, collectOutput, defaultMaxInlineChars } from './bash-output.ts';
+import { bashDefaultTimeoutMs, bashMaxTimeoutMs, bashPrompt, bashToolName } from './bash.prompt.ts';
+import { interpretExitCode } from './command-semantics.ts';
+import { readCwdChange, startingDirectory, withCwd } from './cwd-tracking.ts';
+import { applySimulatedSedEdit, previewSedEdit } from './sed-permission.ts';
+import {
+  isReadOnlyBash,
+  lastCommandArgv,
+  mayMoveToBackground,
+  parseCommandLine,
+  prepareShellAnalysis,
+} from './shell-analysis.ts';
+
+/** The Bash tool's input. `_simulatedSedEdit` is internal: set only by an approved sed preview. */
+export const bashInputSchema = z.strictObject({
+  command: z.string().min(1).describe('The command to run'),
+  timeout: z
+    .number()
+    .optional()
+    .describe(`Optional timeout in milliseconds (default ${bashDefaultTimeoutMs}, max ${bashMaxTimeoutMs})`),
+  description: z.string().optional().describe('What the command does, in 5-10 words of active voice'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Run the command in the background and return a task id to read with TaskOutput'),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe('Run outside the OS sandbox (the user is asked to approve)'),
+  _simulatedSedEdit: z
+    .object({ filePath: z.string(), newContent: z.string() })
+    .optional()
+    .describe('Internal: the approved result of a sed edit preview'),
+});
+
+/** Parsed Bash input. */
+export type BashInput = z.infer<typeof bashInputSchema>;
+
+/** How a Bash tool instance runs commands. */
+export interface BashToolOptions {
+  /** `auto` (default): sandbox when bwrap works; `off`: never; `required`: refuse to run without it. */
+  sandbox?: SandboxMode;
+  /** Let sandboxed commands use the network (default false). */
+  allowNetwork?: boolean;
+  /** Kill a command whose output passes this many bytes (default 5 GiB). */
+  maxOutputBytes?: number;
+  /** Characters of output shown inline before the rest goes to a file (default 30,000). */
+  maxInlineChars?: number;
+  /** How often progress is reported while a command runs (default 1000 ms). */
+  progressIntervalMs?: number;
+  /** Grace between SIGTERM and SIGKILL (default 2000 ms). */
+  killGraceMs?: number;
+  /** The bash binary (default `bash` from PATH). */
+  shell?: string;
+}
+
+/** Clamps a requested timeout to the allowed range. */
+export function effectiveTimeout(timeout: number | undefined): number {
+  if (timeout === undefined || !Number.isFinite(timeout) || timeout <= 0) return bashDefaultTimeoutMs;
+  return Math.min(Math.floor(timeout), bashMaxTimeoutMs);
+}
+
+function childEnvironment(context: ToolUseContext): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(context.run.env)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+/** Makes a Bash tool; `bashTool` is the default instance. */
+export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, BashOutput, ShellProgress> {
+  const mode = options.sandbox ?? 'auto';
+  const allowNetwork = options.allowNetwork ?? false;
+  const maxInlineChars = options.maxInlineChars ?? defaultMaxInlineChars;
+
+  async function run(
+    input: BashInput,
+    context: ToolUseContext,
+    onProgress: (progress: ShellProgress) => void,
+  ): Promise<ToolResult<BashOutput>> {
+    const { cwd, note: startNote } = startingDirectory(context);
+    const id = newShellId();
+    const sessionDir = context.run.sessionDir;
+    const directory = join(sessionDir, 'shell');
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    const stdoutPath = join(directory, `${id}.stdout`);
+    const stderrPath = join(directory, `${id}.stderr`);
+    const cwdFile = join(directory, `${id}.cwd`);
+    const invocation = buildBashInvocation({
+      command: input.command,
+      cwdFile,
+      cwd,
+      shell: options.shell ?? 'bash',
+      mode,
+      disableSandbox: input.dangerouslyDisableSandbox === true,
+      policy: {
+        writableDirectories: workingDirectories(context).map((path) => canonicalPath(path)),
+        sessionDirectory: canonicalPath(sessionDir),
+        homeDirectory: canonicalPath(homeDirectory(context)),
+        allowNetwork,
+      },
+    });
+    const notes: string[] = [];
+    if (startNote) notes.push(startNote);
+    if (invocation.sandboxUnavailableReason !== undefined) {
+      if (mode === 'required') {
+        throw new EfferentError(
+          ErrorCodes.sandboxUnavailable,
+          `Commands must run in the OS sandbox, but ${invocation.sandboxUnavailableReason}. Nothing was run; ask the user to install bubblewrap or change the sandbox setting.`,
+        );
+      }
+      const notices = context.run.resources?.get(sessionNoticesKey);
+      if (!notices || notices.firstTime('sandbox-unavailable')) {
+        notes.push(
+          `Note: no OS sandbox (${invocation.sandboxUnavailableReason}); commands run with the user's full permissions.`,
+        );
+      }
+    }
+
+    const tasks = context.run.resources?.get(backgroundTasksKey);
+    const inBackground = input.run_in_background === true;
+    if (inBackground && !tasks) {
+      invocation.cleanup();
+      throw new EfferentError(
+        ErrorCodes.toolFailed,
+        'Background commands need a session (context.run.resources); run the command without run_in_background.',
+      );
+    }
+    const parse = await parseCommandLine(input.command);
+    const timeoutMs = effectiveTimeout(input.timeout);
+    const request = {
+      id,
+      command: input.command,
+      file: invocation.file,
+      args: invocation.args,
+      cwd,
+      env: childEnvironment(context),
+      stdoutPath,
+      stderrPath,
+      maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+      timeoutMs,
+      signal: context.run.abortController.signal,
+      background: inBackground
+        ? 'immediately'
+        : mayMoveToBackground(input.command, parse)
+          ? 'on-timeout'
+          : 'never',
+      onProgress,
+      onExit: () => invocation.cleanup(),
+      ...(tasks ? { tasks } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
+      ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+    } as const;
+    const outcome: RunCommandOutcome = await runCommand(request);
+
+    if (outcome.kind === 'background') {
+      const where = `Output is being written to: ${stdoutPath} (stderr: ${stderrPath}). Read it with TaskOutput, stop it with TaskStop.`;
+      const collected =
+        outcome.reason === 'timeout'
+          ? await collectOutput(stdoutPath, stderrPath, maxInlineChars)
+          : undefined;
+      const intro =
+        outcome.reason === 'timeout'
+          ? `Command did not finish within ${timeoutMs} ms and was moved to the background with ID: ${id}.`
+          : `Command running in background with ID: ${id}.`;
+      return {
+        data: {
+          stdout: collected?.stdout ?? '',
+          stderr: collected?.stderr ?? '',
+          exitCode: null,
+          interrupted: false,
+          isImage: false,
+          backgroundTaskId: id,
+          notes: [...notes, `${intro} ${where}`],
+        },
+      };
+    }
+
+    const { exit } = outcome;
+    if (exit.spawnError !== undefined) {
+      throw new EfferentError(ErrorCodes.toolFailed, `Could not start bash: ${exit.spawnError}.`);
+    }
+    const collected = await collectOutput(stdoutPath, stderrPath, maxInlineChars);
+    const data: BashOutput = { ...collected, exitCode: exit.exitCode, interrupted: false };
+    if (outcome.kind === 'interrupted') {
+      data.interrupted = true;
+      if (outcome.reason === 'timeout')
+        notes.push(`Command timed out after ${timeoutMs} ms and was stopped.`);
+    } else if (exit.stopReason === 'output-limit') {
+      data.interrupted = true;
+      notes.push(
+        `Command was stopped: its output passed ${(options.maxOutputBytes ?? defaultMaxOutputBytes).toLocaleString('en-US')} bytes. Redirect large output to a file, or filter it (head, grep).`,
+      );
+    } else {
+      const interpretation = interpretExitCode(lastCommandArgv(parse, input.command), exit.exitCode);
+      data.isError = interpretation.isError;
+      if (interpretation.meaning !== undefined) data.returnCodeInterpretation = interpretation.meaning;
+    }
+    if (exit.signal !== null && !data.interrupted) notes.push(`Command was killed by ${exit.signal}.`);
+    if (notes.length > 0) data.notes = notes;
+
+    const result: ToolResult<BashOutput> = { data };
+    if (outcome.kind === 'exited') {
+      const change = await readCwdChange(cwdFile, context);
+      if (change.kind !== 'unchanged') result.contextModifier = withCwd(change.cwd);
+      if (change.kind === 'reset') data.cwdNote = change.note;
+      else if (change.kind === 'unchanged' && cwd !== context.run.cwd) result.contextModifier = withCwd(cwd);
+    }
+    await rm(cwdFile, { force: true });
+    // Small outputs are fully in the result; large ones stay on disk for the model to read.
+    if (data.outputPath === undefined)
+      await Promise.all([rm(stdoutPath, { force: true }), rm(stderrPath, { force: true })]);
+    return result;
+  }
+
+  // Start loading the grammar now so the first isReadOnly() call can answer precisely.
+  void prepareShellAnalysis();
+
+  return buildTool<BashInput, BashOutput, ShellProgress>({
+    name: bashToolName,
+    searchHint: 'execute shell commands',
+    inputSchema: bashInputSchema,
+    maxResultSizeChars: 30_000,
+    prompt: () => {
+      const sandbox = mode === 'off' ? 'off' : probeSandbox().available ? 'on' : 'unavailable';
+      return bashPrompt({ sandbox, allowNetwork });
+    },
+    description: (input) => input.description ?? input.command ?? 'Run shell command',
+    userFacingName: () => bashToolName,
+    permissionTarget: (input) => ({ kind: 'command', command: input.command, shell: 'bash' }),
+    isReadOnly: (input) => input._simulatedSedEdit === undefined && isReadOnlyBash(input.command),
+    isConcurrencySafe: (input) => input._simulatedSedEdit === undefined && isReadOnlyBash(input.command),
+    cancelsSiblingsOnError: (input) => !isReadOnlyBash(input.command),
+    // As the reference: a new user message waits for a running command rather than killing it;
+    // an explicit abort (the run's AbortSignal) still stops the whole process group.
+    interruptBehavior: () => 'block',
+    toAutoClassifierInput: (input) => input.command,
+    async validateInput(input) {
+      await prepareShellAnalysis();
+      if (input.command.trim() === '')
+        return { ok: false, message: 'The command is empty.', code: 'empty_command' };
+      return { ok: true };
+    },
+    async checkPermissions(input, context) {
+      if (input.dangerouslyDisableSandbox === true && mode !== 'off' && probeSandbox().available) {
+        return {
+          behavior: 'ask',
+          message:
+            'The command asks to run outside the OS sandbox (dangerouslyDisableSandbox), with full access to files and network.',
+          classifierApprovable: false,
+        };
+      }
+      const preview = await previewSedEdit(input.command, context);
+      if (!preview) return { behavior: 'passthrough' };
+      return {
+        behavior: 'ask',
+        message: `sed will edit ${preview.filePath}`,
+        preview: preview.diff === '' ? '(sed would not change the file)' : preview.diff,
+        updatedInput: {
+          ...input,
+          _simulatedSedEdit: { filePath: preview.filePath, newContent: preview.newContent },
+        },
+      };
+    },
+    async call(input, context, _canUseTool, onProgress, toolUseId) {
+      if (input._simulatedSedEdit) {
+        await applySimulatedSedEdit(input.command, input._simulatedSedEdit, context);
+        return {
+          data: { stdout: '', stderr: '', exitCode: 0, interrupted: false, isImage: false, isError: false },
+        };
+      }
+      return run(input, context, (data) => onProgress({ toolUseId, data }));
+    },
+    mapResultToBlock: bashResultBlock,
+    renderToolUse: (input) => input.command ?? '',
+  });
+}
+
+/** The Bash tool with default options: sandboxed where bubblewrap works. */
+export const bashTool = createBashTool();
