@@ -297,9 +297,6 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
   };
 }
 
-const describeOf = (message: string) =>
-  message.replace(/^Permission to /, '').replace(/ needs the user's approval:.*$/s, '');
-
 /** Drops the evaluation-only fields so the pipeline sees a plain decision. */
 function strip(evaluation: Evaluation): PermissionDecision {
   const decision: PermissionDecision = { behavior: evaluation.behavior, trace: evaluation.trace };
