@@ -3,6 +3,7 @@ import { EditTool } from '../tools/edit/edit.ts';
 import { GlobTool } from '../tools/glob/glob.ts';
 import { GrepTool } from '../tools/grep/grep.ts';
 import { MultiEditTool } from '../tools/multi-edit/multi-edit.ts';
+import { NotebookEditTool } from '../tools/notebook-edit/notebook-edit.ts';
 import { ReadTool } from '../tools/read/read.ts';
 import { SleepTool } from '../tools/sleep/sleep.ts';
 import { ThinkTool } from '../tools/think/think.ts';
@@ -23,6 +24,7 @@ export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): An
     MultiEditTool,
     GlobTool,
     GrepTool,
+    NotebookEditTool,
     ThinkTool,
     SleepTool,
   ];
