@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newShellId, sessionTaskManager } from './background-tasks.ts';
+import { ShellRun } from './shell-run.ts';
 import {
   type AnyTool,
   createToolUseContext,
@@ -91,4 +93,27 @@ export async function waitUntilGone(commandLine: string, ms = 2_000): Promise<nu
     alive = processesMatching(commandLine);
   }
   return alive;
+}
+
+/** Starts `command` with bash as a background task of the project's session; returns its id. */
+export function startBackgroundTask(
+  project: ShellProject,
+  command: string,
+  options: { killGraceMs?: number } = {},
+): string {
+  const tasks = sessionTaskManager(project.context);
+  const id = newShellId();
+  const directory = join(project.context.run.sessionDir, 'shell');
+  mkdirSync(directory, { recursive: true });
+  const run = new ShellRun({
+    file: 'bash',
+    args: ['-c', command],
+    cwd: project.root,
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    stdoutPath: join(directory, `${id}.stdout`),
+    stderrPath: join(directory, `${id}.stderr`),
+    ...options,
+  });
+  tasks.adopt(id, run, { command });
+  return id;
 }

@@ -1,0 +1,170 @@
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { toolResultText } from '../../core/index.ts';
+import { probeSandbox } from '../shared/process/sandbox.ts';
+import {
+  callTool,
+  delay,
+  makeShellProject,
+  processesMatching,
+  type ShellProject,
+  waitUntilGone,
+} from '../shared/process/test-shell.ts';
+import { createBashTool } from './bash.ts';
+import type { BashOutput } from './bash-output.ts';
+
+const availability = probeSandbox();
+const skipReason = availability.available ? '' : ` (skipped: ${availability.reason})`;
+
+describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipReason}`, () => {
+  const sandboxed = createBashTool({ sandbox: 'required', killGraceMs: 300 });
+  let project: ShellProject;
+  // Outside /tmp on purpose: the sandbox gives commands a private /tmp, and this must be the real
+  // read-only file system, not an invisible one.
+  let outside: string;
+  let server: Server;
+  let port = 0;
+
+  beforeAll(async () => {
+    server = createServer((socket) => socket.end('hello\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterEach(async () => {
+    await project?.cleanup();
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  function setUp(): void {
+    project = makeShellProject();
+    outside = mkdtempSync('/var/tmp/efferent-outside-');
+  }
+
+  async function run(command: string, tool = sandboxed) {
+    const { result } = await callTool<BashOutput>(tool, { command }, project.context);
+    return {
+      data: result.data,
+      result,
+      text: toolResultText(tool.mapResultToBlock(result.data, 'toolu_test')),
+    };
+  }
+
+  it('lets a command write inside the workspace', async () => {
+    setUp();
+    const { data } = await run('echo inside > made.txt && cat made.txt');
+    expect(data.exitCode).toBe(0);
+    expect(readFileSync(join(project.root, 'made.txt'), 'utf8')).toBe('inside\n');
+  });
+
+  it('stops a write outside the workspace', async () => {
+    setUp();
+    const { data, text } = await run(`echo escaped > ${outside}/escaped.txt`);
+    expect(data.exitCode).not.toBe(0);
+    expect(text).toMatch(/Read-only file system/);
+    expect(readdirSync(outside)).toEqual([]);
+    // Without the sandbox the same command succeeds, so the sandbox is what stopped it.
+    const plain = createBashTool({ sandbox: 'off' });
+    expect((await run(`echo escaped > ${outside}/escaped.txt`, plain)).data.exitCode).toBe(0);
+  });
+
+  it('cannot redirect a later write outside through a planted symlink', async () => {
+    setUp();
+    const planted = await run(`ln -s ${outside} link && echo x > link/f`);
+    expect(planted.data.exitCode).not.toBe(0);
+    const again = await run('echo y > link/g; mkdir link/dir');
+    expect(again.data.exitCode).not.toBe(0);
+    expect(readdirSync(outside)).toEqual([]);
+    // A link into the host's /tmp points into the sandbox's private /tmp instead.
+    const hostTmp = mkdtempSync('/tmp/efferent-outside-');
+    try {
+      await run(`ln -s ${hostTmp} tmplink; echo x > tmplink/f`);
+      expect(readdirSync(hostTmp)).toEqual([]);
+    } finally {
+      rmSync(hostTmp, { recursive: true, force: true });
+    }
+  });
+
+  it('has no network: a loopback server outside the sandbox is unreachable', async () => {
+    setUp();
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+    const blocked = await run(probe);
+    expect(blocked.data.exitCode).not.toBe(0);
+    expect(blocked.data.stdout).not.toContain('hello');
+    const open = await run(probe, createBashTool({ sandbox: 'required', allowNetwork: true }));
+    expect(open.data.stdout).toBe('hello\n');
+  });
+
+  it('keeps .git/hooks and .git/config read-only inside a writable repository', async () => {
+    setUp();
+    execFileSync('git', ['init', '-q'], { cwd: project.root });
+    const configBefore = readFileSync(join(project.root, '.git/config'), 'utf8');
+    const hook = await run('echo "echo pwned" > .git/hooks/pre-commit');
+    expect(hook.data.exitCode).not.toBe(0);
+    expect(existsSync(join(project.root, '.git/hooks/pre-commit'))).toBe(false);
+    const config = await run('echo "[core] fsmonitor = evil" >> .git/config');
+    expect(config.data.exitCode).not.toBe(0);
+    expect(readFileSync(join(project.root, '.git/config'), 'utf8')).toBe(configBefore);
+    // The rest of .git stays usable: commits work.
+    const commit = await run(
+      'echo a > a.txt && git add a.txt && git -c user.email=t@e -c user.name=t commit -qm one && git log --oneline | wc -l',
+    );
+    expect(commit.data.stdout.trim()).toBe('1');
+  });
+
+  it('does not let a command create missing settings directories, and leaves no placeholder behind', async () => {
+    setUp();
+    const { data } = await run('mkdir -p .claude && echo "{}" > .claude/settings.json; mkdir .efferent');
+    expect(data.exitCode).not.toBe(0);
+    expect(existsSync(join(project.root, '.claude'))).toBe(false);
+    expect(existsSync(join(project.root, '.efferent'))).toBe(false);
+    mkdirSync(join(project.root, '.claude'));
+    writeFileSync(join(project.root, '.claude/settings.json'), '{}');
+    const overwrite = await run('echo "{\\"hooks\\":1}" > .claude/settings.json');
+    expect(overwrite.data.exitCode).not.toBe(0);
+    expect(readFileSync(join(project.root, '.claude/settings.json'), 'utf8')).toBe('{}');
+  });
+
+  it('follows cd inside the workspace across calls', async () => {
+    setUp();
+    mkdirSync(join(project.root, 'sub'));
+    const { result } = await run('cd sub');
+    project.context = result.contextModifier?.(project.context) ?? project.context;
+    expect((await run('pwd')).data.stdout.trim()).toBe(join(project.root, 'sub'));
+  });
+
+  it('kills every process of the command on abort, and anything it left running when it ends', async () => {
+    setUp();
+    const marker = `${100 + Math.floor(Math.random() * 800)}.${process.pid}3`;
+    const pending = run(`sleep ${marker} & sleep ${marker}`);
+    await delay(400);
+    expect(processesMatching(`sleep ${marker}`).length).toBe(2);
+    project.context.run.abortController.abort();
+    expect((await pending).data.interrupted).toBe(true);
+    expect(await waitUntilGone(`sleep ${marker}`)).toEqual([]);
+
+    project.context.run.abortController = new AbortController();
+    await run(`sleep ${marker} & echo left`);
+    expect(await waitUntilGone(`sleep ${marker}`)).toEqual([]);
+  });
+
+  it('asks before running outside the sandbox', async () => {
+    setUp();
+    const input = sandboxed.inputSchema.parse({ command: 'ls', dangerouslyDisableSandbox: true });
+    const permission = await sandboxed.checkPermissions(input, project.context);
+    expect(permission.behavior).toBe('ask');
+    const plain = sandboxed.inputSchema.parse({ command: 'ls' });
+    expect((await sandboxed.checkPermissions(plain, project.context)).behavior).toBe('passthrough');
+  });
+});
