@@ -99,9 +99,13 @@ async function* replayTurn(
   const steps = turn.events.flatMap(expand);
   const hasTool = steps.some((step) => step.event.type === 'tool_use_end');
   if (steps[0]?.event.type !== 'message_start') yield { type: 'message_start', model: 'replay' };
+  // Waits are kept on one schedule from the start, so timer rounding never accumulates.
+  let deadline = performance.now();
   for (const step of steps) {
-    if (step.wait * scale > 0) {
-      const completed = await delay(step.wait * scale, true, { signal }).catch(() => false);
+    deadline += step.wait * scale;
+    const remaining = deadline - performance.now();
+    if (remaining >= 1) {
+      const completed = await delay(Math.round(remaining), true, { signal }).catch(() => false);
       if (!completed) {
         yield { type: 'message_end', stopReason: 'aborted', usage: emptyUsage() };
         return;
