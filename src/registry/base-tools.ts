@@ -1,4 +1,5 @@
 import type { AnyTool } from '../core/index.ts';
+import { BashTool } from '../tools/bash/bash.ts';
 import { EditTool } from '../tools/edit/edit.ts';
 import { GlobTool } from '../tools/glob/glob.ts';
 import { GrepTool } from '../tools/grep/grep.ts';
@@ -6,6 +7,8 @@ import { MultiEditTool } from '../tools/multi-edit/multi-edit.ts';
 import { NotebookEditTool } from '../tools/notebook-edit/notebook-edit.ts';
 import { ReadTool } from '../tools/read/read.ts';
 import { SleepTool } from '../tools/sleep/sleep.ts';
+import { TaskOutputTool } from '../tools/task-output/task-output.ts';
+import { TaskStopTool } from '../tools/task-stop/task-stop.ts';
 import { ThinkTool } from '../tools/think/think.ts';
 import { TodoWriteTool } from '../tools/todo-write/todo-write.ts';
 import { WriteTool } from '../tools/write/write.ts';
@@ -18,6 +21,9 @@ import { type FeatureFlags, featureFlagsFromEnv } from './feature-flags.ts';
 export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): AnyTool[] {
   const tools: AnyTool[] = [
     // built-in tools are listed here, one line each
+    BashTool,
+    TaskOutputTool,
+    TaskStopTool,
     ReadTool,
     WriteTool,
     EditTool,

@@ -11,7 +11,7 @@ import {
   type ShellProject,
   waitUntilGone,
 } from '../shared/process/test-shell.ts';
-import { bashTool, createBashTool, effectiveTimeout } from './bash.ts';
+import { BashTool, createBashTool, effectiveTimeout } from './bash.ts';
 import type { BashOutput } from './bash-output.ts';
 
 const bash = createBashTool({ sandbox: 'off', progressIntervalMs: 100, killGraceMs: 300 });
@@ -31,7 +31,7 @@ const onePixelPng = Buffer.from(
 
 describe('Bash tool contract', () => {
   it('hides the internal sed field from the model schema and keeps the public ones', () => {
-    const schema = toolInputJsonSchema(bashTool) as {
+    const schema = toolInputJsonSchema(BashTool) as {
       properties: Record<string, unknown>;
       required: string[];
     };
@@ -42,17 +42,17 @@ describe('Bash tool contract', () => {
   });
 
   it('declares its flags', async () => {
-    expect(bashTool.name).toBe('Bash');
-    expect(bashTool.maxResultSizeChars).toBe(30_000);
-    expect(bashTool.interruptBehavior()).toBe('block');
-    expect(await bashTool.prompt({ tools: [], isNonInteractive: true })).toContain('run_in_background');
-    expect(bashTool.permissionTarget({ command: 'ls' }, makeShellProject().context)).toEqual({
+    expect(BashTool.name).toBe('Bash');
+    expect(BashTool.maxResultSizeChars).toBe(30_000);
+    expect(BashTool.interruptBehavior()).toBe('block');
+    expect(await BashTool.prompt({ tools: [], isNonInteractive: true })).toContain('run_in_background');
+    expect(BashTool.permissionTarget({ command: 'ls' }, makeShellProject().context)).toEqual({
       kind: 'command',
       command: 'ls',
       shell: 'bash',
     });
-    expect(bashTool.inputSchema.safeParse({ command: 'ls', bogus: 1 }).success).toBe(false);
-    expect(bashTool.inputSchema.safeParse({ command: '' }).success).toBe(false);
+    expect(BashTool.inputSchema.safeParse({ command: 'ls', bogus: 1 }).success).toBe(false);
+    expect(BashTool.inputSchema.safeParse({ command: '' }).success).toBe(false);
   });
 
   it('clamps the timeout to 600,000 ms and defaults to 120,000', () => {

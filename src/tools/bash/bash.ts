@@ -84,7 +84,7 @@ function childEnvironment(context: ToolUseContext): Record<string, string> {
   return env;
 }
 
-/** Makes a Bash tool; `bashTool` is the default instance. */
+/** Makes a Bash tool; `BashTool` is the default instance. */
 export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, BashOutput, ShellProgress> {
   const mode = options.sandbox ?? 'auto';
   const allowNetwork = options.allowNetwork ?? false;
@@ -295,4 +295,4 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
 }
 
 /** The Bash tool with default options: sandboxed where bubblewrap works. */
-export const bashTool = createBashTool();
+export const BashTool = createBashTool();

@@ -6,7 +6,7 @@ import {
   type ShellProject,
   startBackgroundTask,
 } from '../shared/process/test-shell.ts';
-import { type TaskOutputResult, taskOutputTool } from './task-output.ts';
+import { type TaskOutputResult, TaskOutputTool } from './task-output.ts';
 
 let project: ShellProject;
 afterEach(async () => project?.cleanup());
@@ -16,24 +16,24 @@ async function startBackground(command: string): Promise<string> {
 }
 
 async function readTask(input: Record<string, unknown>) {
-  const { result } = await callTool<TaskOutputResult>(taskOutputTool, input, project.context);
+  const { result } = await callTool<TaskOutputResult>(TaskOutputTool, input, project.context);
   return {
     data: result.data,
-    text: toolResultText(taskOutputTool.mapResultToBlock(result.data, 'toolu_test')),
+    text: toolResultText(TaskOutputTool.mapResultToBlock(result.data, 'toolu_test')),
   };
 }
 
 describe('TaskOutput', () => {
   it('has the reference schema and defaults', () => {
-    const schema = toolInputJsonSchema(taskOutputTool) as {
+    const schema = toolInputJsonSchema(TaskOutputTool) as {
       properties: Record<string, { default?: unknown; maximum?: number }>;
     };
     expect(Object.keys(schema.properties).sort()).toEqual(['block', 'task_id', 'timeout']);
     expect(schema.properties['block']?.default).toBe(true);
     expect(schema.properties['timeout']?.default).toBe(30_000);
     expect(schema.properties['timeout']?.maximum).toBe(600_000);
-    expect(taskOutputTool.isReadOnly({ task_id: 'x', block: true, timeout: 1 })).toBe(true);
-    expect(taskOutputTool.aliases).toContain('BashOutput');
+    expect(TaskOutputTool.isReadOnly({ task_id: 'x', block: true, timeout: 1 })).toBe(true);
+    expect(TaskOutputTool.aliases).toContain('BashOutput');
   });
 
   it('waits for a task to finish and returns its output, then only new output', async () => {
@@ -80,13 +80,13 @@ describe('TaskOutput', () => {
 
   it('rejects unknown ids with the ids that exist', async () => {
     project = makeShellProject();
-    const none = await taskOutputTool.validateInput(
+    const none = await TaskOutputTool.validateInput(
       { task_id: 'nope', block: true, timeout: 1 },
       project.context,
     );
     expect(none).toMatchObject({ ok: false, message: expect.stringContaining('has none') });
     const id = await startBackground('true');
-    const other = await taskOutputTool.validateInput(
+    const other = await TaskOutputTool.validateInput(
       { task_id: 'nope', block: true, timeout: 1 },
       project.context,
     );

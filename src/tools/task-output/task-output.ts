@@ -62,7 +62,7 @@ function renderResult(output: TaskOutputResult): string {
 }
 
 /** The TaskOutput tool. */
-export const taskOutputTool: Tool<TaskOutputInput, TaskOutputResult> = buildTool<
+export const TaskOutputTool: Tool<TaskOutputInput, TaskOutputResult> = buildTool<
   TaskOutputInput,
   TaskOutputResult
 >({

@@ -9,7 +9,7 @@ import {
   startBackgroundTask,
   waitUntilGone,
 } from '../shared/process/test-shell.ts';
-import { type TaskStopResult, taskStopTool } from './task-stop.ts';
+import { type TaskStopResult, TaskStopTool } from './task-stop.ts';
 
 let project: ShellProject;
 afterEach(async () => project?.cleanup());
@@ -23,9 +23,9 @@ describe('TaskStop', () => {
     });
     await delay(300);
     expect(processesMatching(`sleep ${marker}`).length).toBe(2);
-    const stopped = await callTool<TaskStopResult>(taskStopTool, { task_id: id }, project.context);
+    const stopped = await callTool<TaskStopResult>(TaskStopTool, { task_id: id }, project.context);
     expect(stopped.result.data).toMatchObject({ previousStatus: 'running', status: 'killed' });
-    expect(toolResultText(taskStopTool.mapResultToBlock(stopped.result.data, 't'))).toContain(
+    expect(toolResultText(TaskStopTool.mapResultToBlock(stopped.result.data, 't'))).toContain(
       `Stopped task ${id}`,
     );
     expect(await waitUntilGone(`sleep ${marker}`)).toEqual([]);
@@ -35,17 +35,17 @@ describe('TaskStop', () => {
     project = makeShellProject();
     const id = startBackgroundTask(project, 'true');
     await delay(200);
-    const stopped = await callTool<TaskStopResult>(taskStopTool, { shell_id: id }, project.context);
+    const stopped = await callTool<TaskStopResult>(TaskStopTool, { shell_id: id }, project.context);
     expect(stopped.result.data).toMatchObject({ previousStatus: 'completed', status: 'completed' });
   });
 
   it('rejects a missing or unknown id', async () => {
     project = makeShellProject();
-    expect(await taskStopTool.validateInput({}, project.context)).toMatchObject({
+    expect(await TaskStopTool.validateInput({}, project.context)).toMatchObject({
       ok: false,
       code: 'missing_task_id',
     });
-    expect(await taskStopTool.validateInput({ task_id: 'b0000000' }, project.context)).toMatchObject({
+    expect(await TaskStopTool.validateInput({ task_id: 'b0000000' }, project.context)).toMatchObject({
       ok: false,
       code: 'task_not_found',
     });

@@ -30,7 +30,7 @@ function targetId(input: TaskStopInput): string {
 }
 
 /** The TaskStop tool. */
-export const taskStopTool: Tool<TaskStopInput, TaskStopResult> = buildTool<TaskStopInput, TaskStopResult>({
+export const TaskStopTool: Tool<TaskStopInput, TaskStopResult> = buildTool<TaskStopInput, TaskStopResult>({
   name: taskStopToolName,
   aliases: ['KillShell'],
   searchHint: 'stop a running background task',
