@@ -47,7 +47,7 @@ const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? 
  * five suggested rules.
  */
 export function evaluateShellCommand(command: string, cwd: string, context: BashFlowContext): Verdict {
-  const analysis = context.analyzer.analyzeCommand(command, { cwd });
+  const analysis = context.analyzer.analyzeCommand(command, { cwd, home: context.workspace.home });
   if (analysis.kind === 'too-complex') {
     const rule = denyOnRawText(command, context.shellRules.deny);
     if (rule)
@@ -93,8 +93,11 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
   const cdCount = subcommands.filter((subcommand) =>
     ['cd', 'pushd', 'popd'].includes(programOf(subcommand)),
   ).length;
-  if (cdCount > 1) raise(analysisAsk('it changes directory more than once'));
-  if (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git')) {
+  if (cdCount > 1 || (analysis.cdCount ?? 0) > 1) raise(analysisAsk('it changes directory more than once'));
+  if (
+    analysis.cdWithGit === true ||
+    (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git'))
+  ) {
     raise(analysisAsk('it changes directory and runs git (hooks of another repository could run)'));
   }
   if (subcommands.length === 0) raise(analysisAsk('no command was found in it'));

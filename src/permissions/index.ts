@@ -22,7 +22,11 @@ export {
   parseClassifierAnswer,
 } from './classifier/model-classifier.ts';
 export { createRuleBasedClassifier } from './classifier/rule-based-classifier.ts';
-export { type DefaultShellAnalyzer, loadDefaultShellAnalyzer } from './default-shell.ts';
+export {
+  type DefaultShellAnalyzer,
+  defaultShellAnalyzer,
+  loadDefaultShellAnalyzer,
+} from './default-shell.ts';
 export { type KnownToolDeclaration, knownToolDeclarations } from './known-tools.ts';
 export {
   type CanonicalPath,

@@ -59,6 +59,14 @@ const nonReadingCommands = new Set([
 /** Commands acceptEdits lets run inside the working directories (they only create, move or remove files). */
 const acceptEditsCommands = new Set(['mkdir', 'touch', 'rm', 'rmdir', 'mv', 'cp', 'sed']);
 
+/** Resolves a word against the subcommand's directory; relative words are unresolvable when that is unknown. */
+function resolveFrom(word: string, subcommand: AnalyzedSubcommandLike, workspace: Workspace) {
+  if (subcommand.cwd === null && !word.startsWith('/') && !word.startsWith('~')) {
+    return { unresolvable: 'the directory it runs in is not known' };
+  }
+  return resolveInWorkspace(word, workspace, subcommand.cwd ?? workspace.cwd);
+}
+
 const shellRuleMatches = (rule: PermissionRule, texts: readonly string[]) => {
   const pattern = compileShellPattern(rule.value.ruleContent ?? '');
   return texts.some((text) => matchesShellPattern(pattern, text));
@@ -100,7 +108,7 @@ function checkWrites(
       raise(ask('safety', `it writes to ${target}, which is only known when the command runs`));
       continue;
     }
-    const path = resolveInWorkspace(target, context.workspace, subcommand.cwd);
+    const path = resolveFrom(target, subcommand, context.workspace);
     if (isUnresolvable(path)) {
       raise(ask('safety', `it writes to ${target}, and ${path.unresolvable}`));
       continue;
@@ -161,10 +169,10 @@ function checkCriticalRemoval(
       if (isDynamicWord(arg) && !/^(\$HOME|\$\{HOME\})\/[^$`]+$/.test(arg)) return true;
       const expanded = arg.replace(/^(\$HOME|\$\{HOME\})/, '~');
       const isGlob = /[*?[]/.test(expanded);
-      const path = resolveInWorkspace(expanded, workspace, subcommand.cwd);
+      const path = resolveFrom(expanded, subcommand, workspace);
       if (isUnresolvable(path)) return true;
       const guard = {
-        cwd: subcommand.cwd,
+        cwd: subcommand.cwd ?? workspace.cwd,
         home: workspace.home,
         projectRoot: workspace.projectRoot,
         additionalDirectories: workspace.additionalDirectories,
@@ -211,7 +219,7 @@ export function checkSubcommand(
       unknownRead ??= candidate.unknown;
       continue;
     }
-    const path = resolveInWorkspace(candidate.path, workspace, subcommand.cwd);
+    const path = resolveFrom(candidate.path, subcommand, workspace);
     if (isUnresolvable(path)) {
       unknownRead ??= candidate.path;
       continue;

@@ -48,5 +48,6 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
     }
   }
   spellings.add(subcommand.text.trim());
+  if (subcommand.sourceText !== undefined) spellings.add(subcommand.sourceText.trim());
   return [...spellings];
 }

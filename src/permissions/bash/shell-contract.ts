@@ -21,9 +21,12 @@ export interface AnalyzedSubcommandLike {
   rawArgv: readonly string[];
   envVars: ReadonlyArray<{ name: string; value: string }>;
   redirects: readonly RedirectLike[];
+  /** The words as one normalised line. */
   text: string;
-  /** The directory this subcommand runs in (after earlier `cd`s). */
-  cwd: string;
+  /** The source text, wrappers, assignments and redirections included. */
+  sourceText?: string;
+  /** The directory this subcommand runs in (after earlier `cd`s); null when unknown. */
+  cwd: string | null;
   /** Files this subcommand writes (redirect targets, output flags), as written or absolute. */
   writesTo: readonly string[];
   readOnly: boolean;
@@ -40,11 +43,13 @@ export type CommandAnalysisLike =
       subcommands: readonly AnalyzedSubcommandLike[];
       tooManySubcommands: boolean;
       tooLong: boolean;
+      cdCount?: number;
+      cdWithGit?: boolean;
     };
 
 /** The analyser functions the engine calls. */
 export interface ShellAnalyzer {
-  analyzeCommand(command: string, options: { cwd: string }): CommandAnalysisLike;
+  analyzeCommand(command: string, options: { cwd: string; home?: string }): CommandAnalysisLike;
   classifyEnvVar(name: string): EnvVarClass;
 }
 

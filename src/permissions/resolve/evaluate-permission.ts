@@ -141,7 +141,12 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
   const deny = (reason: string, steps: TraceStep[] = []): Evaluation => ({
     behavior: 'deny',
     message: denialMessage(call, reason),
-    trace: [...trace, ...steps],
+    trace: [
+      ...trace,
+      ...(steps.length > 0
+        ? steps
+        : [{ stage: 'resolver' as const, outcome: 'deny' as const, detail: `Denied: ${reason}.` }]),
+    ],
   });
   const askResult = (
     kind: AskKind,
@@ -150,7 +155,12 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
     steps: TraceStep[] = [],
     suggestions: Evaluation['suggestions'] = [],
   ): Evaluation => {
-    const fullTrace = [...trace, ...steps];
+    const fullTrace = [
+      ...trace,
+      ...(steps.length > 0
+        ? steps
+        : [{ stage: 'resolver' as const, outcome: 'ask' as const, detail: `Approval needed: ${reason}.` }]),
+    ];
     if (mode === 'dontAsk') {
       fullTrace.push({
         stage: 'mode',

@@ -32,10 +32,13 @@ describe('parseRule / printRule', () => {
 
   it('round-trips any content through print and parse', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((content) => content !== '*' && content.trim() === content), (content) => {
-        const value = { toolName: 'Bash', ruleContent: content };
-        expect(parseRule(printRule(value))).toEqual(value);
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }).filter((content) => content !== '*' && content.trim() === content),
+        (content) => {
+          const value = { toolName: 'Bash', ruleContent: content };
+          expect(parseRule(printRule(value))).toEqual(value);
+        },
+      ),
       { numRuns: Number(process.env.EFFERENT_FUZZ_RUNS ?? 500) },
     );
   });
@@ -57,7 +60,8 @@ describe('tool names', () => {
 });
 
 describe('shell patterns', () => {
-  const matches = (pattern: string, command: string) => matchesShellPattern(compileShellPattern(pattern), command);
+  const matches = (pattern: string, command: string) =>
+    matchesShellPattern(compileShellPattern(pattern), command);
   it.each([
     ['ls *', 'ls -la', true],
     ['ls *', 'ls', true],

@@ -35,15 +35,28 @@ describe('loadSettings', () => {
   it('concatenates rule lists from every level, highest precedence first', async () => {
     write(managed, { permissions: { deny: ['Bash(curl *)'] } });
     write(join(project, '.efferent', 'settings.local.json'), { permissions: { allow: ['Bash(make)'] } });
-    write(join(project, '.efferent', 'settings.json'), { permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] } });
-    write(join(home, '.efferent', 'settings.json'), { permissions: { allow: ['Bash(ls *)'], ask: ['Bash(git push *)'] } });
-    const settings = await load({ cli: { settings: '{"permissions":{"allow":["Bash(echo *)"]}}', disallowedTools: ['WebSearch'] } });
-    expect(texts(settings.rules.allow)).toEqual(['Bash(echo *)', 'Bash(make)', 'Bash(npm test)', 'Bash(ls *)']);
+    write(join(project, '.efferent', 'settings.json'), {
+      permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] },
+    });
+    write(join(home, '.efferent', 'settings.json'), {
+      permissions: { allow: ['Bash(ls *)'], ask: ['Bash(git push *)'] },
+    });
+    const settings = await load({
+      cli: { settings: '{"permissions":{"allow":["Bash(echo *)"]}}', disallowedTools: ['WebSearch'] },
+    });
+    expect(texts(settings.rules.allow)).toEqual([
+      'Bash(echo *)',
+      'Bash(make)',
+      'Bash(npm test)',
+      'Bash(ls *)',
+    ]);
     expect(texts(settings.rules.deny)).toEqual(['Bash(curl *)', 'Read(./.env)', 'WebSearch']);
     expect(settings.rules.deny[0]?.source).toBe('policySettings');
     expect(settings.rules.ask[0]?.source).toBe('userSettings');
     expect(settings.rules.allow.find((rule) => rule.text === 'Bash(npm test)')?.root).toBe(project);
-    expect(settings.rules.allow.find((rule) => rule.text === 'Bash(ls *)')?.root).toBe(join(home, '.efferent'));
+    expect(settings.rules.allow.find((rule) => rule.text === 'Bash(ls *)')?.root).toBe(
+      join(home, '.efferent'),
+    );
   });
 
   it('ignores project allow rules, directories, env and hooks until the workspace is trusted, with notices', async () => {
@@ -92,7 +105,9 @@ describe('loadSettings', () => {
   });
 
   it('skips unanchored allow globs and parameter rules on main fields with a notice', async () => {
-    write(join(project, '.efferent', 'settings.json'), { permissions: { allow: ['mcp__*', 'mcp__github__*'], deny: ['Bash(command:rm)'] } });
+    write(join(project, '.efferent', 'settings.json'), {
+      permissions: { allow: ['mcp__*', 'mcp__github__*'], deny: ['Bash(command:rm)'] },
+    });
     const settings = await load();
     expect(texts(settings.rules.allow)).toEqual(['mcp__github__*']);
     expect(settings.rules.deny).toEqual([]);
@@ -115,7 +130,9 @@ describe('loadSettings', () => {
     await expect(load({ cli: { settings: join(root, 'missing.json') } })).rejects.toThrow(/does not exist/);
     const { symlinkSync } = await import('node:fs');
     symlinkSync(file, join(project, 'linked.json'));
-    expect(texts((await load({ cli: { settings: 'linked.json' } })).rules.deny)).toEqual(['Edit(/generated/**)']);
+    expect(texts((await load({ cli: { settings: 'linked.json' } })).rules.deny)).toEqual([
+      'Edit(/generated/**)',
+    ]);
   });
 });
 
@@ -123,10 +140,21 @@ describe('persistAllowRules', () => {
   it('adds rules atomically to .efferent/settings.local.json, keeping other keys, at most 5', async () => {
     const path = localSettingsPath(project);
     write(path, { permissions: { allow: ['Bash(make)'], deny: ['Bash(rm *)'] }, other: 1 });
-    const added = await persistAllowRules(project, ['Bash(make)', 'Bash(a *)', 'Bash(b *)', 'Bash(c *)', 'Bash(d *)', 'Bash(e *)', 'Bash(f *)']);
+    const added = await persistAllowRules(project, [
+      'Bash(make)',
+      'Bash(a *)',
+      'Bash(b *)',
+      'Bash(c *)',
+      'Bash(d *)',
+      'Bash(e *)',
+      'Bash(f *)',
+    ]);
     expect(added).toEqual(['Bash(a *)', 'Bash(b *)', 'Bash(c *)', 'Bash(d *)', 'Bash(e *)']);
     const saved = JSON.parse(readFileSync(path, 'utf8'));
-    expect(saved).toEqual({ permissions: { allow: ['Bash(make)', ...added], deny: ['Bash(rm *)'] }, other: 1 });
+    expect(saved).toEqual({
+      permissions: { allow: ['Bash(make)', ...added], deny: ['Bash(rm *)'] },
+      other: 1,
+    });
     expect((await readdir(dirname(path))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     expect(texts((await load()).rules.allow)).toContain('Bash(e *)');
   });
@@ -138,7 +166,11 @@ describe('persistAllowRules', () => {
   });
 
   it('creates the file when missing', async () => {
-    expect(await persistAllowRules(project, ['WebFetch(domain:example.com)'])).toEqual(['WebFetch(domain:example.com)']);
-    expect(JSON.parse(readFileSync(localSettingsPath(project), 'utf8'))).toEqual({ permissions: { allow: ['WebFetch(domain:example.com)'] } });
+    expect(await persistAllowRules(project, ['WebFetch(domain:example.com)'])).toEqual([
+      'WebFetch(domain:example.com)',
+    ]);
+    expect(JSON.parse(readFileSync(localSettingsPath(project), 'utf8'))).toEqual({
+      permissions: { allow: ['WebFetch(domain:example.com)'] },
+    });
   });
 });
