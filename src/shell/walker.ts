@@ -387,7 +387,7 @@ class Walker implements WordHost {
 
   private assignment(node: Node): EnvVar {
     const name = node.childForFieldName('name');
-    if (!name || name.type !== 'variable_name')
+    if (name?.type !== 'variable_name')
       tooComplex(`unsupported assignment ${node.text.slice(0, 40)}`, node.type);
     const operator = node.children[1]?.type;
     if (operator !== '=') tooComplex(`the assignment operator ${operator ?? ''} is not analysed`, node.type);
