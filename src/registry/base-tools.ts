@@ -6,6 +6,7 @@ import { GrepTool } from '../tools/grep/grep.ts';
 import { MultiEditTool } from '../tools/multi-edit/multi-edit.ts';
 import { NotebookEditTool } from '../tools/notebook-edit/notebook-edit.ts';
 import { ReadTool } from '../tools/read/read.ts';
+import { ReplTool } from '../tools/repl/repl.ts';
 import { SleepTool } from '../tools/sleep/sleep.ts';
 import { TaskOutputTool } from '../tools/task-output/task-output.ts';
 import { TaskStopTool } from '../tools/task-stop/task-stop.ts';
@@ -35,5 +36,6 @@ export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): An
     SleepTool,
   ];
   if (flags.todoWrite) tools.push(TodoWriteTool);
+  if (flags.repl) tools.push(ReplTool);
   return tools;
 }

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { buildTool, EfferentError, ErrorCodes, type Tool } from '../../core/index.ts';
+import { replDefaultTimeoutMs, replMaxTimeoutMs, replPrompt, replToolName } from './repl.prompt.ts';
+import { type ReplEvaluation, replSessionKey } from './repl-session.ts';
+
+/** REPL's input. */
+export const replInputSchema = z.strictObject({
+  code: z.string().min(1).describe('JavaScript to evaluate; top-level await is allowed'),
+  timeout: z
+    .number()
+    .positive()
+    .optional()
+    .describe(`Timeout in milliseconds (default ${replDefaultTimeoutMs}, max ${replMaxTimeoutMs})`),
+});
+
+/** Parsed REPL input. */
+export type ReplInput = z.infer<typeof replInputSchema>;
+
+const maxOutputChars = 30_000;
+
+function renderEvaluation(output: ReplEvaluation): string {
+  const parts: string[] = [];
+  const printed = output.output.trimEnd();
+  if (printed !== '') parts.push(printed);
+  if (output.outputTruncated)
+    parts.push(`[output cut at ${maxOutputChars.toLocaleString('en-US')} characters]`);
+  if (output.error !== undefined) parts.push(output.error);
+  else if (output.value !== undefined) parts.push(output.value);
+  if (output.stopped === 'timeout') parts.push('<error>Evaluation timed out and was interrupted.</error>');
+  if (output.stopped === 'aborted') parts.push('<error>Evaluation was aborted.</error>');
+  if (output.restartNote !== undefined) parts.push(output.restartNote);
+  return parts.length === 0 ? '(no output)' : parts.join('\n');
+}
+
+/** The REPL tool: a JavaScript context that lives for the session. */
+export const ReplTool: Tool<ReplInput, ReplEvaluation> = buildTool<ReplInput, ReplEvaluation>({
+  name: replToolName,
+  searchHint: 'evaluate javascript in a persistent node context',
+  inputSchema: replInputSchema,
+  prompt: replPrompt,
+  description: () => 'Evaluate JavaScript',
+  maxResultSizeChars: 50_000,
+  // Arbitrary code with the user's rights: never read-only, and in the default mode always asked.
+  async checkPermissions(input, context) {
+    if (context.run.permissionMode !== 'default') return { behavior: 'passthrough' };
+    return { behavior: 'ask', message: 'Run this JavaScript in the REPL?', preview: input.code };
+  },
+  toAutoClassifierInput: (input) => input.code,
+  async call(input, context) {
+    const resources = context.run.resources;
+    if (!resources) {
+      throw new EfferentError(
+        ErrorCodes.toolFailed,
+        'The REPL needs a session (context.run.resources) to keep its state.',
+      );
+    }
+    const timeoutMs = Math.min(input.timeout ?? replDefaultTimeoutMs, replMaxTimeoutMs);
+    const data = await resources.get(replSessionKey).evaluate(input.code, {
+      cwd: context.run.cwd,
+      env: context.run.env,
+      maxOutputChars,
+      timeoutMs,
+      signal: context.run.abortController.signal,
+    });
+    return { data };
+  },
+  mapResultToBlock: (output, toolUseId) => {
+    const failed = output.error !== undefined || output.stopped !== undefined;
+    return failed
+      ? { type: 'tool_result', toolUseId, content: renderEvaluation(output), isError: true }
+      : { type: 'tool_result', toolUseId, content: renderEvaluation(output) };
+  },
+});
