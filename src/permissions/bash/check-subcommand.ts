@@ -221,10 +221,10 @@ export function checkSubcommand(
     }
     const path = resolveFrom(candidate.path, subcommand, workspace);
     if (isUnresolvable(path)) {
-      unknownRead ??= candidate.path;
+      if (candidate.primary) unknownRead ??= candidate.path;
       continue;
     }
-    readPaths.push(path);
+    if (candidate.primary) readPaths.push(path);
     const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
     if (rule)
       return {

@@ -8,8 +8,12 @@ import { isDynamicWord } from './shell-contract.ts';
  * deny rule fire more often; it never lets a call through.
  */
 
-/** A word that may be a path, or a word whose path cannot be known before the command runs. */
-export type PathCandidate = { path: string } | { unknown: string };
+/**
+ * A word that may be a path, or a word whose path cannot be known before the command runs.
+ * `primary` candidates are the words themselves (or a `--flag=value` value); the others are
+ * fragments tried only against deny rules.
+ */
+export type PathCandidate = { path: string; primary: boolean } | { unknown: string };
 
 /** Input redirections read a file. */
 const readingRedirects = new Set(['<', '<>', '<&']);
@@ -36,15 +40,18 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
       candidates.push({ unknown: word });
       continue;
     }
-    const spellings = new Set<string>();
-    if (!expanded.startsWith('-')) spellings.add(expanded);
+    const primary = new Set<string>();
+    const fragments = new Set<string>();
+    if (!expanded.startsWith('-')) primary.add(expanded);
     const equals = expanded.indexOf('=');
-    if (equals !== -1) spellings.add(expanded.slice(equals + 1));
+    if (equals !== -1) (expanded.startsWith('--') ? primary : fragments).add(expanded.slice(equals + 1));
     const slash = expanded.indexOf('/');
-    if (slash > 0) spellings.add(expanded.slice(slash));
+    if (slash > 0) fragments.add(expanded.slice(slash));
     const tilde = expanded.indexOf('~');
-    if (tilde > 0) spellings.add(expanded.slice(tilde));
-    for (const spelling of spellings) if (spelling !== '') candidates.push({ path: spelling });
+    if (tilde > 0) fragments.add(expanded.slice(tilde));
+    for (const path of primary) if (path !== '') candidates.push({ path, primary: true });
+    for (const path of fragments)
+      if (path !== '' && !primary.has(path)) candidates.push({ path, primary: false });
   }
   return candidates;
 }
