@@ -33,7 +33,10 @@ describe('security sample: Bash read-only classification', () => {
       if (entry.expect === 'allow' || entry.readOnly) continue;
       const analysis = analyzeCommand(entry.command, { cwd: entry.cwd, home: '/home/user' });
       if (analysis.kind === 'too-complex') continue;
-      expect(analysis.subcommands.every((subcommand) => subcommand.readOnly), entry.id).toBe(false);
+      expect(
+        analysis.subcommands.every((subcommand) => subcommand.readOnly),
+        entry.id,
+      ).toBe(false);
     }
   });
 });
