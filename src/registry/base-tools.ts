@@ -5,6 +5,7 @@ import { GlobTool } from '../tools/glob/glob.ts';
 import { GrepTool } from '../tools/grep/grep.ts';
 import { MultiEditTool } from '../tools/multi-edit/multi-edit.ts';
 import { NotebookEditTool } from '../tools/notebook-edit/notebook-edit.ts';
+import { PowerShellTool } from '../tools/powershell/powershell.ts';
 import { ReadTool } from '../tools/read/read.ts';
 import { ReplTool } from '../tools/repl/repl.ts';
 import { SleepTool } from '../tools/sleep/sleep.ts';
@@ -37,5 +38,6 @@ export function getAllBaseTools(flags: FeatureFlags = featureFlagsFromEnv()): An
   ];
   if (flags.todoWrite) tools.push(TodoWriteTool);
   if (flags.repl) tools.push(ReplTool);
+  if (flags.powershell || PowerShellTool.isEnabled()) tools.push(PowerShellTool);
   return tools;
 }

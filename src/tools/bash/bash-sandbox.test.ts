@@ -22,7 +22,7 @@ import {
   waitUntilGone,
 } from '../shared/process/test-shell.ts';
 import { createBashTool } from './bash.ts';
-import type { BashOutput } from './bash-output.ts';
+import type { ShellOutput as BashOutput } from '../shared/process/shell-output.ts';
 
 const availability = probeSandbox();
 const skipReason = availability.available ? '' : ` (skipped: ${availability.reason})`;

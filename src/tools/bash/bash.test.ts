@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toolInputJsonSchema, toolResultText } from '../../core/index.ts';
+import { createToolUseContext, toolInputJsonSchema, toolResultText } from '../../core/index.ts';
 import { backgroundTasksKey } from '../shared/process/background-tasks.ts';
 import {
   callTool,
@@ -12,7 +12,7 @@ import {
   waitUntilGone,
 } from '../shared/process/test-shell.ts';
 import { BashTool, createBashTool, effectiveTimeout } from './bash.ts';
-import type { BashOutput } from './bash-output.ts';
+import type { ShellOutput as BashOutput } from '../shared/process/shell-output.ts';
 
 const bash = createBashTool({ sandbox: 'off', progressIntervalMs: 100, killGraceMs: 300 });
 let project: ShellProject;
@@ -46,7 +46,7 @@ describe('Bash tool contract', () => {
     expect(BashTool.maxResultSizeChars).toBe(30_000);
     expect(BashTool.interruptBehavior()).toBe('block');
     expect(await BashTool.prompt({ tools: [], isNonInteractive: true })).toContain('run_in_background');
-    expect(BashTool.permissionTarget({ command: 'ls' }, makeShellProject().context)).toEqual({
+    expect(BashTool.permissionTarget({ command: 'ls' }, createToolUseContext({ cwd: '/' }))).toEqual({
       kind: 'command',
       command: 'ls',
       shell: 'bash',

@@ -12,14 +12,24 @@ import {
 } from '../../core/index.ts';
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
 import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
-import { type RunCommandOutcome, runCommand, type ShellProgress } from '../shared/process/run-command.ts';
+import {
+  childEnvironment,
+  type RunCommandOutcome,
+  runCommand,
+  type ShellProgress,
+} from '../shared/process/run-command.ts';
 import { probeSandbox } from '../shared/process/sandbox.ts';
 import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
-import { type BashOutput, bashResultBlock, collectOutput, defaultMaxInlineChars } from './bash-output.ts';
+import {
+  collectOutput,
+  defaultMaxInlineChars,
+  type ShellOutput,
+  shellResultBlock,
+} from '../shared/process/shell-output.ts';
 import { bashDefaultTimeoutMs, bashMaxTimeoutMs, bashPrompt, bashToolName } from './bash.prompt.ts';
 import { interpretExitCode } from './command-semantics.ts';
-import { readCwdChange, startingDirectory, withCwd } from './cwd-tracking.ts';
+import { readCwdChange, startingDirectory, withCwd } from '../shared/process/cwd-tracking.ts';
 import { applySimulatedSedEdit, previewSedEdit } from './sed-permission.ts';
 import {
   isReadOnlyBash,
@@ -51,6 +61,9 @@ export const bashInputSchema = z.strictObject({
     .describe('Internal: the approved result of a sed edit preview'),
 });
 
+/** What a Bash call returns. */
+export type BashOutput = ShellOutput;
+
 /** Parsed Bash input. */
 export type BashInput = z.infer<typeof bashInputSchema>;
 
@@ -78,14 +91,8 @@ export function effectiveTimeout(timeout: number | undefined): number {
   return Math.min(Math.floor(timeout), bashMaxTimeoutMs);
 }
 
-function childEnvironment(context: ToolUseContext): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(context.run.env)) if (value !== undefined) env[key] = value;
-  return env;
-}
-
 /** Makes a Bash tool; `BashTool` is the default instance. */
-export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, BashOutput, ShellProgress> {
+export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, ShellOutput, ShellProgress> {
   const mode = options.sandbox ?? 'auto';
   const allowNetwork = options.allowNetwork ?? false;
   const maxInlineChars = options.maxInlineChars ?? defaultMaxInlineChars;
@@ -94,7 +101,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
     input: BashInput,
     context: ToolUseContext,
     onProgress: (progress: ShellProgress) => void,
-  ): Promise<ToolResult<BashOutput>> {
+  ): Promise<ToolResult<ShellOutput>> {
     const { cwd, note: startNote } = startingDirectory(context);
     const id = newShellId();
     const sessionDir = context.run.sessionDir;
@@ -151,7 +158,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
       file: invocation.file,
       args: invocation.args,
       cwd,
-      env: childEnvironment(context),
+      env: childEnvironment(context.run.env),
       stdoutPath,
       stderrPath,
       maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
@@ -199,7 +206,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
       throw new EfferentError(ErrorCodes.toolFailed, `Could not start bash: ${exit.spawnError}.`);
     }
     const collected = await collectOutput(stdoutPath, stderrPath, maxInlineChars);
-    const data: BashOutput = { ...collected, exitCode: exit.exitCode, interrupted: false };
+    const data: ShellOutput = { ...collected, exitCode: exit.exitCode, interrupted: false };
     if (outcome.kind === 'interrupted') {
       data.interrupted = true;
       if (outcome.reason === 'timeout')
@@ -217,7 +224,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
     if (exit.signal !== null && !data.interrupted) notes.push(`Command was killed by ${exit.signal}.`);
     if (notes.length > 0) data.notes = notes;
 
-    const result: ToolResult<BashOutput> = { data };
+    const result: ToolResult<ShellOutput> = { data };
     if (outcome.kind === 'exited') {
       const change = await readCwdChange(cwdFile, context);
       if (change.kind !== 'unchanged') result.contextModifier = withCwd(change.cwd);
@@ -234,7 +241,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
   // Start loading the grammar now so the first isReadOnly() call can answer precisely.
   void prepareShellAnalysis();
 
-  return buildTool<BashInput, BashOutput, ShellProgress>({
+  return buildTool<BashInput, ShellOutput, ShellProgress>({
     name: bashToolName,
     searchHint: 'execute shell commands',
     inputSchema: bashInputSchema,
@@ -289,7 +296,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, B
       }
       return run(input, context, (data) => onProgress({ toolUseId, data }));
     },
-    mapResultToBlock: bashResultBlock,
+    mapResultToBlock: (output, toolUseId) => shellResultBlock(output, toolUseId, bashToolName),
     renderToolUse: (input) => input.command ?? '',
   });
 }

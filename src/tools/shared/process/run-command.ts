@@ -106,3 +106,10 @@ export async function runCommand(request: RunCommandRequest): Promise<RunCommand
   if (exit.stopReason === undefined) return { kind: 'exited', exit };
   return { kind: 'interrupted', exit, reason: outcome === 'aborted' ? 'aborted' : 'timeout' };
 }
+
+/** The run's environment without unset entries, as `spawn` wants it. */
+export function childEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
+  return result;
+}

@@ -1,15 +1,9 @@
 import { truncate } from 'node:fs/promises';
-import type { ImageMediaType, ToolResultBlock } from '../../core/index.ts';
-import {
-  detectImageType,
-  fileSize,
-  readBytes,
-  readTextHead,
-  readTextTail,
-} from '../shared/process/output-files.ts';
+import type { ImageMediaType, ToolResultBlock } from '../../../core/index.ts';
+import { detectImageType, fileSize, readBytes, readTextHead, readTextTail } from './output-files.ts';
 
-/** What a Bash call returns. */
-export interface BashOutput {
+/** What a shell tool call (Bash, PowerShell) returns. */
+export interface ShellOutput {
   /** Standard output (the first part when it was too large; base64 when `isImage`). */
   stdout: string;
   stderr: string;
@@ -47,14 +41,14 @@ export const maxInlineImageBytes = 3_750_000;
 const previewChars = 2_000;
 const failureTailChars = 4_000;
 
-/** Reads a finished command's output files into the fields of {@link BashOutput}. */
+/** Reads a finished command's output files into the fields of {@link ShellOutput}. */
 export async function collectOutput(
   stdoutPath: string,
   stderrPath: string,
   maxInlineChars: number,
 ): Promise<
   Pick<
-    BashOutput,
+    ShellOutput,
     'stdout' | 'stderr' | 'isImage' | 'imageMediaType' | 'outputPath' | 'outputBytes' | 'stdoutTail'
   >
 > {
@@ -83,7 +77,7 @@ export async function collectOutput(
 }
 
 /** The tool_result the model reads: stdout, then stderr, then notes and the exit status. */
-export function bashResultBlock(output: BashOutput, toolUseId: string): ToolResultBlock {
+export function shellResultBlock(output: ShellOutput, toolUseId: string, toolName = 'Bash'): ToolResultBlock {
   const isError = output.interrupted || output.isError === true;
   if (output.isImage && output.imageMediaType) {
     return {
@@ -112,13 +106,13 @@ export function bashResultBlock(output: BashOutput, toolUseId: string): ToolResu
   const block: ToolResultBlock = {
     type: 'tool_result',
     toolUseId,
-    content: content === '' ? '(Bash completed with no output)' : content,
+    content: content === '' ? `(${toolName} completed with no output)` : content,
   };
   if (isError) block.isError = true;
   return block;
 }
 
-function persistedPreview(output: BashOutput, stdout: string, isError: boolean): string {
+function persistedPreview(output: ShellOutput, stdout: string, isError: boolean): string {
   const size = output.outputBytes ?? 0;
   const head = stdout.slice(0, previewChars);
   // For a failure the end of the output (the error) matters most, so show it too.

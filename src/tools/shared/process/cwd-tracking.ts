@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { ToolUseContext } from '../../core/index.ts';
-import { canonicalPath, isPathInside, workingDirectories } from '../shared/paths.ts';
+import type { ToolUseContext } from '../../../core/index.ts';
+import { canonicalPath, isPathInside, workingDirectories } from '../paths.ts';
 
 /** What the final directory of a command means for the next one. */
 export type CwdChange =
