@@ -55,6 +55,28 @@ describe('Bash tool contract', () => {
     expect(BashTool.inputSchema.safeParse({ command: '' }).success).toBe(false);
   });
 
+  it('is read-only and concurrency-safe only for commands the analyser proves read-only', async () => {
+    await BashTool.validateInput({ command: 'true' }, createToolUseContext({ cwd: '/' }));
+    for (const command of ['ls -la', 'cat a.txt | grep x', 'git status']) {
+      expect(BashTool.isReadOnly({ command }), command).toBe(true);
+      expect(BashTool.isConcurrencySafe({ command }), command).toBe(true);
+      expect(BashTool.cancelsSiblingsOnError({ command }), command).toBe(false);
+    }
+    for (const command of [
+      'rm -rf build',
+      'echo x > out.txt',
+      'ls; touch x',
+      'bash -c "rm x"',
+      "sed -i 's/a/b/' f",
+    ]) {
+      expect(BashTool.isReadOnly({ command }), command).toBe(false);
+      expect(BashTool.isConcurrencySafe({ command }), command).toBe(false);
+      expect(BashTool.cancelsSiblingsOnError({ command }), command).toBe(true);
+    }
+    const approvedSed = { command: "sed -n '1p' f", _simulatedSedEdit: { filePath: '/f', newContent: '' } };
+    expect(BashTool.isReadOnly(approvedSed)).toBe(false);
+  });
+
   it('clamps the timeout to 600,000 ms and defaults to 120,000', () => {
     expect(effectiveTimeout(undefined)).toBe(120_000);
     expect(effectiveTimeout(5_000_000)).toBe(600_000);

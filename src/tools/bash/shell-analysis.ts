@@ -1,6 +1,10 @@
-import { parseForSecurity } from '../../shell/parse-for-security.ts';
-import { loadShellParser } from '../../shell/parser.ts';
-import type { ShellParseResult, SimpleCommand } from '../../shell/types.ts';
+import {
+  isReadOnlyCommand,
+  loadShellParser,
+  parseForSecurity,
+  type ShellParseResult,
+  type SimpleCommand,
+} from '../../shell/index.ts';
 
 /**
  * The Bash tool's questions to the shell analyser (src/shell), each failing closed: a command the
@@ -14,9 +18,11 @@ export async function prepareShellAnalysis(): Promise<void> {
 
 /** True only when the analyser is sure the command changes nothing. */
 export function isReadOnlyBash(command: string, cwd?: string): boolean {
-  void command;
-  void cwd;
-  return false; // PENDING: src/shell isReadOnlyCommand
+  try {
+    return isReadOnlyCommand(command, cwd === undefined ? {} : { cwd });
+  } catch {
+    return false;
+  }
 }
 
 /** The analyser's parse of a command line. */
