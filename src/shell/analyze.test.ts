@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, where ${…} is bash syntax
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AnalyzedSubcommand, analyzeCommand, loadShellParser } from './index.ts';
 

@@ -114,8 +114,7 @@ function ps(args: readonly string[], kinds: readonly ArgKind[]): boolean {
   for (const word of args) {
     if (word.startsWith('-')) dashArgs.push(word);
     // BSD-style letters; `e` and `E` add each process's environment to the output.
-    else if (/^[auxwfjlmrTSvhHcnLsGgp0-9,]+$/.test(word)) continue;
-    else dashArgs.push(word);
+    else if (!/^[auxwfjlmrTSvhHcnLsGgp0-9,]+$/.test(word)) return false;
   }
   const parsed = parseArgs(
     dashArgs,
