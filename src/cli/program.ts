@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EfferentError, errorMessage } from '../core/index.ts';
 import { registerCheckCommand } from './commands/check.ts';
+import { registerRunCommand } from './commands/run.ts';
 import { registerToolsCommand } from './commands/tools.ts';
 
 /** Builds the `efferent` command line. Each subcommand lives in its own file under commands/. */
@@ -14,6 +15,7 @@ export function createProgram(): Command {
   // subcommands register here, one line each
   registerToolsCommand(program);
   registerCheckCommand(program);
+  registerRunCommand(program);
   return program;
 }
 
