@@ -134,10 +134,12 @@ describe('efferent run -p (headless)', () => {
     });
     const { code, stdout } = await finish(child);
     expect(code).toBe(0);
+    // biome-ignore lint/suspicious/noExplicitAny: reading JSON lines
+    type Line = Record<string, any>;
     const lines = stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, any>);
+      .map((line) => JSON.parse(line) as Line);
     const firstStart = lines.findIndex(
       (line) => line['type'] === 'tool_started' && line['toolUseId'] === 'call_1',
     );
