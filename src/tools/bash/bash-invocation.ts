@@ -1,5 +1,10 @@
 import type { SessionResource, SessionResourceKey } from '../../core/index.ts';
-import { buildSandboxInvocation, probeSandbox, type SandboxPolicy } from '../shared/process/sandbox.ts';
+import {
+  buildSandboxInvocation,
+  probeSandbox,
+  type SandboxAvailability,
+  type SandboxPolicy,
+} from '../shared/process/sandbox.ts';
 
 /**
  * The script `bash -c` runs: the command goes in as an argument and is `eval`ed, so its text is never
@@ -33,6 +38,7 @@ export function buildBashInvocation(options: {
   mode: SandboxMode;
   disableSandbox: boolean;
   policy: SandboxPolicy;
+  probe?: () => SandboxAvailability;
 }): BashInvocation {
   const inner = [options.shell, '-c', bashWrapperScript, 'bash', options.cwdFile, options.command];
   const plain = (reason?: string): BashInvocation => {
@@ -46,7 +52,7 @@ export function buildBashInvocation(options: {
     return invocation;
   };
   if (options.mode === 'off' || options.disableSandbox) return plain();
-  const availability = probeSandbox();
+  const availability = (options.probe ?? probeSandbox)();
   if (!availability.available) return plain(availability.reason);
   const sandbox = buildSandboxInvocation(options.policy, options.cwd, inner);
   return { file: sandbox.file, args: sandbox.args, sandboxed: true, cleanup: sandbox.cleanup };

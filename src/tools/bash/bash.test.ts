@@ -346,3 +346,33 @@ describe('sed edit preview', () => {
     }
   });
 });
+
+describe('Bash without a usable sandbox', () => {
+  const unavailable = () => ({ available: false as const, reason: 'bwrap is missing in this test' });
+
+  it('runs unsandboxed with a notice shown once per session', async () => {
+    project = makeShellProject();
+    const tool = createBashTool({ sandboxProbe: unavailable });
+    const first = await run({ command: 'echo one' }, tool);
+    expect(first.text).toContain('no OS sandbox (bwrap is missing in this test)');
+    const second = await run({ command: 'echo two' }, tool);
+    expect(second.text).toBe('two');
+    expect(await tool.prompt({ tools: [], isNonInteractive: true })).not.toContain('OS sandbox.');
+  });
+
+  it('refuses to run at all when the sandbox is required', async () => {
+    project = makeShellProject();
+    const tool = createBashTool({ sandbox: 'required', sandboxProbe: unavailable });
+    await expect(run({ command: `touch ${join(project.root, 'ran')}` }, tool)).rejects.toThrow(
+      /must run in the OS sandbox/,
+    );
+    expect(existsSync(join(project.root, 'ran'))).toBe(false);
+  });
+
+  it('does not ask about dangerouslyDisableSandbox when there is no sandbox to leave', async () => {
+    project = makeShellProject();
+    const tool = createBashTool({ sandboxProbe: unavailable });
+    const input = tool.inputSchema.parse({ command: 'ls', dangerouslyDisableSandbox: true });
+    expect((await tool.checkPermissions(input, project.context)).behavior).toBe('passthrough');
+  });
+});

@@ -18,7 +18,7 @@ import {
   runCommand,
   type ShellProgress,
 } from '../shared/process/run-command.ts';
-import { probeSandbox } from '../shared/process/sandbox.ts';
+import { probeSandbox, type SandboxAvailability } from '../shared/process/sandbox.ts';
 import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
 import {
@@ -83,6 +83,8 @@ export interface BashToolOptions {
   killGraceMs?: number;
   /** The bash binary (default `bash` from PATH). */
   shell?: string;
+  /** Decides whether bwrap works (default: probe once per process); embedders and tests may override. */
+  sandboxProbe?: () => SandboxAvailability;
 }
 
 /** Clamps a requested timeout to the allowed range. */
@@ -96,6 +98,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
   const mode = options.sandbox ?? 'auto';
   const allowNetwork = options.allowNetwork ?? false;
   const maxInlineChars = options.maxInlineChars ?? defaultMaxInlineChars;
+  const probe = options.sandboxProbe ?? probeSandbox;
 
   async function run(
     input: BashInput,
@@ -117,6 +120,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       shell: options.shell ?? 'bash',
       mode,
       disableSandbox: input.dangerouslyDisableSandbox === true,
+      probe,
       policy: {
         writableDirectories: workingDirectories(context).map((path) => canonicalPath(path)),
         sessionDirectory: canonicalPath(sessionDir),
@@ -247,7 +251,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     inputSchema: bashInputSchema,
     maxResultSizeChars: 30_000,
     prompt: () => {
-      const sandbox = mode === 'off' ? 'off' : probeSandbox().available ? 'on' : 'unavailable';
+      const sandbox = mode === 'off' ? 'off' : probe().available ? 'on' : 'unavailable';
       return bashPrompt({ sandbox, allowNetwork });
     },
     description: (input) => input.description ?? input.command ?? 'Run shell command',
@@ -267,7 +271,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       return { ok: true };
     },
     async checkPermissions(input, context) {
-      if (input.dangerouslyDisableSandbox === true && mode !== 'off' && probeSandbox().available) {
+      if (input.dangerouslyDisableSandbox === true && mode !== 'off' && probe().available) {
         return {
           behavior: 'ask',
           message:

@@ -63,6 +63,13 @@ export async function collectOutput(
     const bytes = await readBytes(stdoutPath, 0, size);
     return { stdout: bytes.toString('base64'), stderr: stderrText, isImage: true, imageMediaType: imageType };
   }
+  if (imageType) {
+    return {
+      stdout: `[${imageType} output of ${size.toLocaleString('en-US')} bytes is too large to show; save it to a file and view a smaller version]`,
+      stderr: stderrText,
+      isImage: false,
+    };
+  }
   const stdout = await readTextHead(stdoutPath, maxInlineChars);
   if (!stdout.truncated) return { stdout: stdout.text, stderr: stderrText, isImage: false };
   if (size > maxPersistedBytes) await truncate(stdoutPath, maxPersistedBytes).catch(() => {});
