@@ -1,7 +1,8 @@
 import type { PermissionMode, PermissionSuggestion } from '../../core/index.ts';
 import { isUnresolvable } from '../paths/canonical-path.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../paths/protected-paths.ts';
-import { findPathRule } from '../resolve/rule-match.ts';
+import { findPathRule, pathRuleLiteralPrefix } from '../resolve/rule-match.ts';
+import { isInsideDirectory } from '../paths/canonical-path.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../resolve/verdict.ts';
 import { isInWorkspace, resolveInWorkspace, type Workspace } from '../resolve/workspace.ts';
 import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
@@ -191,6 +192,28 @@ function checkCriticalRemoval(
   return undefined;
 }
 
+/** A glob argument that could expand to a path some read deny rule covers, or undefined. */
+function globReachingDeniedPath(
+  subcommand: AnalyzedSubcommandLike,
+  context: SubcommandCheckContext,
+): string | undefined {
+  if (context.pathRules.readDeny.length === 0) return undefined;
+  return subcommand.argv.slice(1).find((word, offset) => {
+    const kind = subcommand.argKinds?.[offset + 1];
+    if (kind !== 'glob' && !(kind === undefined && /[*?[]/.test(word))) return false;
+    const literal = word.split(/[*?[]/)[0] ?? '';
+    const directory = literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) : '.';
+    const resolved = resolveFrom(directory, subcommand, context.workspace);
+    if (isUnresolvable(resolved)) return true;
+    return context.pathRules.readDeny.some((rule) => {
+      const prefix = pathRuleLiteralPrefix(rule, context.workspace);
+      return [resolved.lexical, resolved.physical].some(
+        (dir) => isInsideDirectory(prefix, dir) || isInsideDirectory(dir, prefix),
+      );
+    });
+  });
+}
+
 /**
  * Runs the per-subcommand steps: deny rules, path deny rules on what it reads and writes, ask rules,
  * critical removals, write targets, allow rules, acceptEdits file commands, the read-only default.
@@ -234,6 +257,8 @@ export function checkSubcommand(
         steps: [ruleStep(rule, 'deny', `${label} reads ${path.lexical}.`)],
       };
   }
+  const globRead = globReachingDeniedPath(subcommand, context);
+  if (globRead) unknownRead ??= globRead;
   const writes = checkWrites(subcommand, context);
   if (writes?.behavior === 'deny') return writes;
 

@@ -47,7 +47,25 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
       spellings.add(canonicalCommandText([program, ...rest]));
     }
   }
+  for (const reordered of flagFirstOrders(subcommand.argv)) spellings.add(reordered.join(' '));
   spellings.add(subcommand.text.trim());
   if (subcommand.sourceText !== undefined) spellings.add(subcommand.sourceText.trim());
   return [...spellings];
+}
+
+/**
+ * The argument list with each option in turn moved to the front of the arguments, so a deny on
+ * `git branch -D*` still fires for `git branch -v -D main` (options may come in any order).
+ */
+function flagFirstOrders(argv: readonly string[]): string[][] {
+  const first = argv.findIndex((word, index) => index > 0 && word.startsWith('-'));
+  if (first === -1) return [];
+  const head = argv.slice(0, first);
+  const rest = argv.slice(first);
+  const orders: string[][] = [];
+  rest.forEach((word, index) => {
+    if (index === 0 || !word.startsWith('-') || orders.length >= 16) return;
+    orders.push([...head, word, ...rest.filter((_, other) => other !== index)]);
+  });
+  return orders;
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { PermissionBehavior } from '../../core/index.ts';
 import { aliasSpellings, type CanonicalPath } from '../paths/canonical-path.ts';
 import { anchorPathPattern, pathPatternMatches } from '../rules/path-pattern.ts';
@@ -94,4 +95,20 @@ export function findPathRule(
     const anchored = anchorPathPattern(rule.value.ruleContent ?? '', behavior, anchorsFor(rule));
     return spellings.some((spelling) => pathPatternMatches(anchored, spelling, options));
   });
+}
+
+/**
+ * The longest literal directory a path rule is confined to (its anchor plus the pattern's text up to
+ * the first wildcard), used to tell whether a shell glob could reach a path the rule covers. Bare
+ * patterns match at any depth, so they are confined only to their anchor.
+ */
+export function pathRuleLiteralPrefix(rule: PermissionRule, workspace: Workspace): string {
+  const anchored = anchorPathPattern(rule.value.ruleContent ?? '', rule.behavior, {
+    root: rule.root,
+    cwd: workspace.cwd,
+    home: workspace.home,
+  });
+  if (!anchored.pattern.startsWith('/')) return anchored.base;
+  const literal = anchored.pattern.split(/[*?[]/)[0] ?? '';
+  return join(anchored.base, literal);
 }
