@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EfferentError, errorMessage } from '../core/index.ts';
 import { registerCheckCommand } from './commands/check.ts';
+import { registerDemoCommand } from './commands/demo.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerToolsCommand } from './commands/tools.ts';
 
@@ -16,6 +17,7 @@ export function createProgram(): Command {
   registerToolsCommand(program);
   registerCheckCommand(program);
   registerRunCommand(program);
+  registerDemoCommand(program);
   return program;
 }
 

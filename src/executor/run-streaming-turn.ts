@@ -45,11 +45,19 @@ export async function* runStreamingTurn(
   stream: AsyncIterable<StreamEvent>,
   options: StreamingToolExecutorOptions,
 ): AsyncGenerator<TurnEvent, void> {
-  const executor = new StreamingToolExecutor(options);
   const builder = new AssistantMessageBuilder();
   const merged = new EventQueue<TurnEvent>();
   const now = options.context.run.now;
   const results: ExecutorEvent[] = [];
+  // Tool events join the stream events synchronously, so their order is the order things happened.
+  const executor = new StreamingToolExecutor({
+    ...options,
+    onEvent: (event) => {
+      if (event.type === 'tool_result') results.push(event);
+      merged.push(event);
+      options.onEvent?.(event);
+    },
+  });
 
   const pumpStream = async (): Promise<void> => {
     try {
@@ -71,9 +79,8 @@ export async function* runStreamingTurn(
     executor.endStream(builder.stopReason ?? 'error');
   };
   const pumpTools = async (): Promise<void> => {
-    for await (const event of executor.events()) {
-      if (event.type === 'tool_result') results.push(event);
-      merged.push(event);
+    for await (const _ of executor.events()) {
+      // Events arrive through onEvent; this only waits for the end.
     }
   };
   const done = Promise.all([pumpStream(), pumpTools()]).then(() => merged.close());

@@ -38,6 +38,12 @@ export interface StreamingToolExecutorOptions {
   maxConcurrency?: number;
   /** Start nothing until the stream has ended (the classic behaviour; also a benchmark baseline). */
   executeAfterStreamEnd?: boolean;
+  /**
+   * Receives every event synchronously, at the moment it happens, instead of through `events()`
+   * (which then only signals the end). Lets a caller interleave tool events with stream events in
+   * causal order.
+   */
+  onEvent?: (event: ExecutorEvent) => void;
 }
 
 type CallStatus = 'receiving' | 'queued' | 'executing' | 'completed' | 'yielded';
@@ -67,6 +73,7 @@ export class StreamingToolExecutor {
   readonly #tools: readonly AnyTool[];
   readonly #limit: number;
   readonly #afterStreamEnd: boolean;
+  readonly #onEvent: ((event: ExecutorEvent) => void) | undefined;
   readonly #events = new EventQueue<ExecutorEvent>();
   readonly #calls: TrackedCall[] = [];
   readonly #byId = new Map<string, TrackedCall>();
@@ -88,6 +95,7 @@ export class StreamingToolExecutor {
     this.#tools = options.tools ?? options.context.options.tools;
     this.#limit = Math.max(1, options.maxConcurrency ?? options.context.options.maxConcurrency);
     this.#afterStreamEnd = options.executeAfterStreamEnd ?? false;
+    this.#onEvent = options.onEvent;
     const signal = options.context.run.abortController.signal;
     if (signal.aborted) this.interrupt();
     else
@@ -239,7 +247,7 @@ export class StreamingToolExecutor {
       };
       if (outcome.stopReason !== undefined) event.stopReason = outcome.stopReason;
       if (outcome.errorClass !== undefined) event.errorClass = outcome.errorClass;
-      this.#events.push(event);
+      this.#emit(event);
     }
     if (this.#streamStop !== undefined && this.#nextToYield === this.#calls.length && !this.#events.closed) {
       this.#listening.abort();
@@ -258,14 +266,14 @@ export class StreamingToolExecutor {
       ...this.#context,
       run: { ...this.#context.run, abortController: controller },
     };
-    this.#events.push({
+    this.#emit({
       type: 'tool_started',
       toolUseId: call.id,
       name: call.name,
       at: this.#context.run.now(),
     });
     const settled = runOneCall(this.#runTool, block, context, (data) => {
-      this.#events.push({ type: 'tool_progress', toolUseId: call.id, data, at: this.#context.run.now() });
+      this.#emit({ type: 'tool_progress', toolUseId: call.id, data, at: this.#context.run.now() });
     }).then((outcome) => this.#finish(call, outcome));
     this.#settled.push(settled);
   }
@@ -313,6 +321,11 @@ export class StreamingToolExecutor {
     if (call.cancelText !== undefined) return;
     call.cancelText = text;
     call.controller?.abort(new Error(text));
+  }
+
+  #emit(event: ExecutorEvent): void {
+    if (this.#onEvent) this.#onEvent(event);
+    else this.#events.push(event);
   }
 
   #completeSynthetic(call: TrackedCall, text: string): void {

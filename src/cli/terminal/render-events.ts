@@ -9,6 +9,8 @@ export interface RenderOptions {
   timestamps?: boolean;
   /** Where time 0 is; default the first event. */
   startedAt?: number;
+  /** A short detail for a result line, instead of its line count (the demo shows test tallies). */
+  resultDetail?: (text: string, isError: boolean) => string | undefined;
 }
 
 function summary(input: Record<string, unknown>): string {
@@ -67,7 +69,9 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
         const first = text.split('\n')[0] ?? '';
         const lines = text ? text.split('\n').length : 0;
         const mark = event.result.isError ? style.red('✗') : style.green('✓');
-        const detail = event.result.isError ? first.slice(0, 160) : `${lines} line${lines === 1 ? '' : 's'}`;
+        const detail =
+          options.resultDetail?.(text, event.result.isError === true) ??
+          (event.result.isError ? first.slice(0, 160) : `${lines} line${lines === 1 ? '' : 's'}`);
         line(`${stamp(event.at)}${mark} ${event.name} result: ${detail}`);
         return;
       }
