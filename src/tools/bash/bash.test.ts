@@ -209,6 +209,23 @@ describe('Bash runs commands', () => {
   });
 });
 
+describe('Bash distrusts the files a command can reach', () => {
+  it('ignores a cwd file or output file the command replaced with a link', async () => {
+    project = makeShellProject();
+    const secret = join(project.home, 'secret.txt');
+    writeFileSync(secret, 'do not read me\n');
+    const swapCwd = await run({
+      command: 'rm "$__efferent_cwd_file"; ln -s /dev/zero "$__efferent_cwd_file"; cd /',
+    });
+    expect(swapCwd.result.contextModifier).toBeUndefined();
+    const swapOut = await run({
+      command: `echo visible; out=$(readlink /proc/$$/fd/1); rm "$out"; ln -s ${secret} "$out"`,
+    });
+    expect(swapOut.data.stdout).not.toContain('do not read me');
+    expect(readFileSync(secret, 'utf8')).toBe('do not read me\n');
+  });
+});
+
 describe('Bash stops what it starts', () => {
   it('kills the whole process group, grandchildren included, on abort', async () => {
     project = makeShellProject();

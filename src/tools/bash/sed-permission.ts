@@ -80,6 +80,13 @@ export async function applySimulatedSedEdit(
       `The approved sed edit does not belong to this command (it targets ${edit.filePath}). Nothing was written; run the sed command again.`,
     );
   }
+  // The approved path must still be the file itself: a link swapped in since would redirect the write.
+  if (canonicalPath(edit.filePath) !== edit.filePath) {
+    throw new EfferentError(
+      ErrorCodes.fileStale,
+      `${edit.filePath} now resolves somewhere else (a symlink appeared). Nothing was written. Run the command again to get a fresh preview.`,
+    );
+  }
   const current = await readEditableText(edit.filePath);
   if (current === undefined || simulateSedEdit(current, sed) !== edit.newContent) {
     throw new EfferentError(

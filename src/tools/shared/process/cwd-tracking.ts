@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { ToolUseContext } from '../../../core/index.ts';
 import { canonicalPath, isPathInside, workingDirectories } from '../paths.ts';
+import { readBytes } from './output-files.ts';
 
 /** What the final directory of a command means for the next one. */
 export type CwdChange =
@@ -28,7 +28,8 @@ export async function readCwdChange(
   cwdFile: string,
   context: Pick<ToolUseContext, 'run'>,
 ): Promise<CwdChange> {
-  const written = (await readFile(cwdFile, 'utf8').catch(() => '')).replace(/\n$/, '');
+  // Read like the output files: bounded, and never through a link the command may have planted.
+  const written = (await readBytes(cwdFile, 0, 8192)).toString('utf8').replace(/\n$/, '');
   if (written === '' || !written.startsWith('/')) return { kind: 'unchanged' };
   const current = canonicalPath(context.run.cwd);
   const final = canonicalPath(written);

@@ -1,18 +1,48 @@
-import { open, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open } from 'node:fs/promises';
 import type { ImageMediaType } from '../../../core/index.ts';
 
-/** Size of a file in bytes; 0 when it does not exist. */
+/**
+ * These files live where a sandboxed command can write, so it could swap one for a symlink to a
+ * host file, a device or a FIFO. They are only ever opened without following links, without
+ * blocking, and used only when they are still regular files.
+ */
+const safeOpenFlags = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Opens a regular file (never through a link) for reading or writing, or undefined. */
+export async function openRegularFile(path: string, write = false): Promise<FileHandle | undefined> {
+  const flags = (write ? constants.O_WRONLY : constants.O_RDONLY) | safeOpenFlags;
+  const handle = await open(path, flags).catch(() => undefined);
+  if (!handle) return undefined;
+  const info = await handle.stat().catch(() => undefined);
+  if (info?.isFile()) return handle;
+  await handle.close();
+  return undefined;
+}
+
+/** Size of a regular file in bytes; 0 when it is missing, a link or anything else. */
 export async function fileSize(path: string): Promise<number> {
-  return stat(path).then(
-    (info) => info.size,
+  return lstat(path).then(
+    (info) => (info.isFile() ? info.size : 0),
     () => 0,
   );
+}
+
+/** Cuts a regular file to `size` bytes (never through a link). */
+export async function truncateRegularFile(path: string, size: number): Promise<void> {
+  const handle = await openRegularFile(path, true);
+  if (!handle) return;
+  try {
+    await handle.truncate(size);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Bytes `[start, start + length)` of a file (fewer at its end); empty when the file is missing. */
 export async function readBytes(path: string, start: number, length: number): Promise<Buffer> {
   if (length <= 0) return Buffer.alloc(0);
-  const handle = await open(path, 'r').catch(() => undefined);
+  const handle = await openRegularFile(path);
   if (!handle) return Buffer.alloc(0);
   try {
     const buffer = Buffer.alloc(length);

@@ -1,6 +1,12 @@
-import { truncate } from 'node:fs/promises';
 import type { ImageMediaType, ToolResultBlock } from '../../../core/index.ts';
-import { detectImageType, fileSize, readBytes, readTextHead, readTextTail } from './output-files.ts';
+import {
+  detectImageType,
+  fileSize,
+  readBytes,
+  readTextHead,
+  readTextTail,
+  truncateRegularFile,
+} from './output-files.ts';
 
 /** What a shell tool call (Bash, PowerShell) returns. */
 export interface ShellOutput {
@@ -72,7 +78,7 @@ export async function collectOutput(
   }
   const stdout = await readTextHead(stdoutPath, maxInlineChars);
   if (!stdout.truncated) return { stdout: stdout.text, stderr: stderrText, isImage: false };
-  if (size > maxPersistedBytes) await truncate(stdoutPath, maxPersistedBytes).catch(() => {});
+  if (size > maxPersistedBytes) await truncateRegularFile(stdoutPath, maxPersistedBytes).catch(() => {});
   return {
     stdout: stdout.text,
     stderr: stderrText,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { defaultKillGraceMs, signalProcessGroup, terminateProcessGroup } from './process-group.ts';
 
 /** The reference kills a command whose output passes 5 GB; the file is the only buffer. */
@@ -133,7 +133,7 @@ export class ShellRun {
   async #poll(maxOutputBytes: number): Promise<void> {
     const sizes = await Promise.all(
       [this.stdoutPath, this.stderrPath].map((path) =>
-        stat(path).then(
+        lstat(path).then(
           (info) => info.size,
           () => 0,
         ),
