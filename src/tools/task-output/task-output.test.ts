@@ -56,7 +56,7 @@ describe('TaskOutput', () => {
   it('returns at once without blocking, and reports a wait that timed out', async () => {
     project = makeShellProject();
     const id = await startBackground('echo early; sleep 5');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const peek = await readTask({ task_id: id, block: false });
     expect(peek.data).toMatchObject({ retrieval: 'not_ready', status: 'running', stdout: 'early\n' });
     const started = Date.now();
