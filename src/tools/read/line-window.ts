@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { checkpointInterval, type LineIndex, nearestCheckpoint, recordCheckpoint } from './line-index.ts';
+import { type LineIndex, nearestStart, recordChunkStart } from './line-index.ts';
+import { releaseNewlineCounter, takeNewlineCounter } from './newline-count.ts';
 
 /** What to read from a large text file. */
 export interface LineWindowRequest {
@@ -10,9 +11,11 @@ export interface LineWindowRequest {
   maxLineChars: number;
   /** Stop once the numbered output (each line plus an 8-character prefix) passes this many characters. */
   maxChars: number;
-  /** Keep scanning after the window to count all lines (only for files we can afford to scan). */
+  /** Keep scanning after the window to count all lines. */
   countAllLines: boolean;
   index?: LineIndex;
+  /** Bytes per read, a multiple of the index step (tests use small ones to cross many boundaries). */
+  readBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -29,22 +32,28 @@ export interface LineWindow {
   chars: number;
 }
 
-const chunkSize = 1 << 20;
+/** Bytes read per system call. */
+export const readChunkBytes = 8 << 20;
+
+/** Distance between the positions the line index remembers; a warm read skips at most this much. */
+export const windowChunkBytes = 1 << 20;
 
 /** `cat -n` adds a 6-column number, a tab and a newline to every line. */
 export const numberingOverhead = 8;
 
 /**
- * Reads a window of lines from a file of any size without loading it: chunks are scanned for
- * newlines and only the window's lines are decoded, each kept to `maxLineChars`. Memory stays at one
- * chunk plus the window, so a window near the end of a 1 GB file costs a scan, not 1 GB of heap. Line
- * starts every few thousand lines are recorded in `index` so later reads can seek.
+ * Reads a window of lines from a file of any size without loading it. Whole chunks before the window
+ * are skipped by counting their newlines (SIMD), only the window's lines are decoded, each kept to
+ * `maxLineChars`; memory stays at one chunk plus the window. Newline counts at chunk boundaries go into
+ * `index`, so a later read of the same file version starts near its target.
  */
 export async function readLineWindow(path: string, request: LineWindowRequest): Promise<LineWindow> {
-  const start = request.index ? nearestCheckpoint(request.index, request.startLine) : { line: 0, byte: 0 };
+  const step = request.index?.chunkBytes ?? windowChunkBytes;
+  const chunkBytes = request.readBytes ?? Math.max(step, Math.floor(readChunkBytes / step) * step);
+  const start = request.index ? nearestStart(request.index, request.startLine) : { byte: 0, newlines: 0 };
   const maxLineBytes = request.maxLineChars * 4;
-  const handle = await open(path, 'r');
-  const buffer = Buffer.allocUnsafe(chunkSize);
+  const counter = takeNewlineCounter(chunkBytes);
+  const buffer = counter.buffer;
   const result: LineWindow = {
     lines: [],
     truncatedLines: 0,
@@ -52,14 +61,14 @@ export async function readLineWindow(path: string, request: LineWindowRequest): 
     totalLines: undefined,
     chars: 0,
   };
-  let line = start.line;
+  const windowEnd = request.startLine + request.maxLines;
+  let line = start.newlines;
   let position = start.byte;
   let pieces: Buffer[] = [];
   let pieceBytes = 0;
   let lineOverflow = false;
   let lastByte = -1;
   let collecting = true;
-  const windowEnd = request.startLine + request.maxLines;
 
   const finishLine = () => {
     let text = Buffer.concat(pieces, pieceBytes).toString('utf8');
@@ -81,36 +90,63 @@ export async function readLineWindow(path: string, request: LineWindowRequest): 
     }
   };
 
+  // A warm start is at most one step before the window: read a little first, full chunks after.
+  let readSize = start.byte > 0 ? Math.min(chunkBytes, 2 * step) : chunkBytes;
+  const handle = await open(path, 'r');
   try {
     for (;;) {
       request.signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, 0, chunkSize, position);
+      const { bytesRead } = await handle.read(buffer, 0, readSize, position);
+      readSize = chunkBytes;
       if (bytesRead === 0) break;
-      const chunk = bytesRead === chunkSize ? buffer : buffer.subarray(0, bytesRead);
-      lastByte = chunk[bytesRead - 1] ?? -1;
+      lastByte = buffer[bytesRead - 1] ?? -1;
       let offset = 0;
-      while (offset < bytesRead) {
-        const inWindow = collecting && line >= request.startLine && line < windowEnd;
-        const newline = chunk.indexOf(10, offset);
-        const end = newline === -1 ? bytesRead : newline;
-        if (inWindow) {
-          const room = maxLineBytes - pieceBytes;
-          if (end - offset > room) lineOverflow = true;
-          const take = Math.min(end - offset, Math.max(0, room));
-          if (take > 0) {
-            pieces.push(Buffer.from(chunk.subarray(offset, offset + take)));
-            pieceBytes += take;
-          }
+      if (!collecting) {
+        line += counter.count(0, bytesRead);
+        position += bytesRead;
+        continue;
+      }
+      if (line < request.startLine) {
+        // Skip whole index steps while the window lies beyond them, remembering each step's start.
+        while (offset < bytesRead) {
+          if (request.index) recordChunkStart(request.index, (position + offset) / step, line);
+          const stepEnd = Math.min(bytesRead, offset + step);
+          const newlines = counter.count(offset, stepEnd);
+          if (line + newlines >= request.startLine) break;
+          line += newlines;
+          offset = stepEnd;
         }
-        if (newline === -1) break;
-        if (inWindow) finishLine();
+        if (offset >= bytesRead) {
+          position += bytesRead;
+          continue;
+        }
+        while (line < request.startLine) {
+          offset = buffer.indexOf(10, offset) + 1;
+          line++;
+        }
+      }
+      while (offset < bytesRead) {
+        const inWindow = collecting && line < windowEnd;
+        if (!inWindow) {
+          line += counter.count(offset, bytesRead);
+          break;
+        }
+        const newline = buffer.indexOf(10, offset);
+        const end = newline === -1 || newline >= bytesRead ? bytesRead : newline;
+        const room = maxLineBytes - pieceBytes;
+        if (end - offset > room) lineOverflow = true;
+        const take = Math.min(end - offset, Math.max(0, room));
+        if (take > 0) {
+          pieces.push(Buffer.from(buffer.subarray(offset, offset + take)));
+          pieceBytes += take;
+        }
+        if (end === bytesRead) break;
+        finishLine();
         line++;
-        offset = newline + 1;
-        if (request.index && line % checkpointInterval === 0)
-          recordCheckpoint(request.index, line, position + offset);
-        if (!collecting && !request.countAllLines) return result;
+        offset = end + 1;
       }
       position += bytesRead;
+      if (!collecting && !request.countAllLines) return result;
     }
     // A last line without a trailing newline still counts.
     const endsWithoutNewline = lastByte !== -1 && lastByte !== 10;
@@ -119,6 +155,7 @@ export async function readLineWindow(path: string, request: LineWindowRequest): 
     if (request.index) request.index.totalLines = result.totalLines;
     return result;
   } finally {
+    releaseNewlineCounter(counter);
     await handle.close();
   }
 }

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { EfferentError, ErrorCodes, type FileReadRecord, type ToolUseContext } from '../../core/index.ts';
 import { decodeText } from '../shared/text-file.ts';
 import { fileVersion, lineIndexFor } from './line-index.ts';
-import { numberingOverhead, readLineWindow } from './line-window.ts';
+import { numberingOverhead, readLineWindow, windowChunkBytes } from './line-window.ts';
 import { readLimits } from './read.prompt.ts';
 
 /** A window of a text file as Read returns it. */
@@ -88,7 +88,7 @@ export async function readTextWindow(
       maxLineChars: readLimits.maxLineChars,
       maxChars: budget.chars,
       countAllLines: false,
-      index: lineIndexFor(context.run.readFileState, path, fileVersion(stats)),
+      index: lineIndexFor(context.run.readFileState, path, fileVersion(stats), windowChunkBytes),
       signal,
     });
     lines = window.lines;
