@@ -8,7 +8,7 @@ import { isInWorkspace, resolveInWorkspace, type Workspace } from '../resolve/wo
 import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
-import { harmlessWriteTargets, readPathCandidates } from './command-paths.ts';
+import { harmlessWriteTargets, namesOnlyCommands, readPathCandidates } from './command-paths.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
@@ -192,6 +192,21 @@ function checkCriticalRemoval(
   return undefined;
 }
 
+/**
+ * Whether a directory argument holds what a read deny rule covers, so a recursive reader (`grep -r`,
+ * `tar`, `cp -r`) would read it. Bare patterns match at any depth, so for them only a scan of their
+ * whole anchor directory (or above) counts.
+ */
+function directoryHoldsDeniedPath(
+  path: { lexical: string; physical: string },
+  context: SubcommandCheckContext,
+): boolean {
+  return context.pathRules.readDeny.some((rule) => {
+    const prefix = pathRuleLiteralPrefix(rule, context.workspace);
+    return [path.lexical, path.physical].some((directory) => isInsideDirectory(prefix, directory));
+  });
+}
+
 /** A glob argument that could expand to a path some read deny rule covers, or undefined. */
 function globReachingDeniedPath(
   subcommand: AnalyzedSubcommandLike,
@@ -259,6 +274,11 @@ export function checkSubcommand(
   }
   const globRead = globReachingDeniedPath(subcommand, context);
   if (globRead) unknownRead ??= globRead;
+  const coveringDirectory = namesOnlyCommands.has(subcommand.argv[0] ?? '')
+    ? undefined
+    : readPaths.find((path) => directoryHoldsDeniedPath(path, context));
+  if (coveringDirectory)
+    unknownRead ??= `${coveringDirectory.lexical} (a directory holding files a deny rule covers)`;
   const writes = checkWrites(subcommand, context);
   if (writes?.behavior === 'deny') return writes;
 

@@ -47,6 +47,9 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
     if (equals !== -1) (expanded.startsWith('--') ? primary : fragments).add(expanded.slice(equals + 1));
     const slash = expanded.indexOf('/');
     if (slash > 0) fragments.add(expanded.slice(slash));
+    const colon = expanded.indexOf(':');
+    if (colon > 0 && !expanded.slice(0, colon).includes('/') && !expanded.includes('://'))
+      fragments.add(expanded.slice(colon + 1));
     const tilde = expanded.indexOf('~');
     if (tilde > 0) fragments.add(expanded.slice(tilde));
     for (const path of primary) if (path !== '') candidates.push({ path, primary: true });
@@ -64,4 +67,27 @@ export const harmlessWriteTargets = new Set([
   '/dev/fd/1',
   '/dev/fd/2',
   '/dev/tty',
+]);
+
+/** Programs that look at names and metadata only, never at the contents of a directory's files. */
+export const namesOnlyCommands = new Set([
+  'ls',
+  'stat',
+  'du',
+  'tree',
+  'find',
+  'cd',
+  'pushd',
+  'file',
+  'mkdir',
+  'touch',
+  'pwd',
+  'realpath',
+  'readlink',
+  'basename',
+  'dirname',
+  'test',
+  '[',
+  'echo',
+  'printf',
 ]);
