@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EfferentError, errorMessage } from '../core/index.ts';
+import { registerCallCommand } from './commands/call.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerDemoCommand } from './commands/demo.ts';
 import { registerRunCommand } from './commands/run.ts';
@@ -15,6 +16,7 @@ export function createProgram(): Command {
     .exitOverride();
   // subcommands register here, one line each
   registerToolsCommand(program);
+  registerCallCommand(program);
   registerCheckCommand(program);
   registerRunCommand(program);
   registerDemoCommand(program);

@@ -6,6 +6,7 @@ import type {
   PermissionRequest,
   PermissionResolver,
 } from '../core/index.ts';
+import { approvalNeededMessage } from './stages/resolve-permission.ts';
 
 /** Options of {@link createToolNameResolver}: rules by tool name, Claude Code style. */
 export interface ToolNameRules {
@@ -87,7 +88,7 @@ export function createToolNameResolver(rules: ToolNameRules = {}): PermissionRes
         detail: `ask rule ${askRule} matches ${tool.name}`,
         rule: askRule,
       });
-      return decide('ask', `the rule ${askRule} requires approval for ${tool.name}`);
+      return decide('ask', approvalNeededMessage(tool.name, `the rule ${askRule} requires approval`));
     }
     if (hookDecision && hookDecision.behavior !== 'allow') {
       const detail = `hook ${hookDecision.hook ?? ''} said ${hookDecision.behavior}`.replace('  ', ' ');
@@ -97,11 +98,10 @@ export function createToolNameResolver(rules: ToolNameRules = {}): PermissionRes
         detail,
         ...(hookDecision.hook ? { source: hookDecision.hook } : {}),
       });
-      return decide(
-        hookDecision.behavior,
-        hookDecision.reason ??
-          `A hook ${hookDecision.behavior === 'deny' ? 'denied' : 'asked about'} ${tool.name}.`,
-      );
+      if (hookDecision.behavior === 'ask') {
+        return decide('ask', approvalNeededMessage(tool.name, hookDecision.reason ?? 'a hook asked'));
+      }
+      return decide('deny', hookDecision.reason ?? `A hook denied ${tool.name}.`);
     }
     const own = await tool.checkPermissions(request.input, request.context);
     if (own.behavior === 'deny') {
@@ -110,7 +110,7 @@ export function createToolNameResolver(rules: ToolNameRules = {}): PermissionRes
     }
     if (own.behavior === 'ask' && hookDecision?.behavior !== 'allow') {
       trace.push({ stage: 'tool', outcome: 'ask', detail: own.message });
-      return decide('ask', own.message, own.updatedInput);
+      return decide('ask', approvalNeededMessage(tool.name, own.message), own.updatedInput);
     }
     const updatedInput = own.behavior === 'allow' ? own.updatedInput : undefined;
     if (hookDecision?.behavior === 'allow') {
@@ -136,6 +136,12 @@ export function createToolNameResolver(rules: ToolNameRules = {}): PermissionRes
       outcome: fallback,
       detail: `no rule matched ${tool.name}; default ${fallback}`,
     });
-    return decide(fallback, fallback === 'allow' ? undefined : `no rule allows ${tool.name}`);
+    if (fallback === 'allow') return decide('allow');
+    if (fallback === 'ask')
+      return decide('ask', approvalNeededMessage(tool.name, `no rule allows ${tool.name}`));
+    return decide(
+      'deny',
+      `No rule allows ${tool.name}, so it was denied. Do not retry it; ask the user to allow it.`,
+    );
   };
 }

@@ -64,10 +64,16 @@ describe('resolvePermission (step 8)', () => {
     );
     expect(!denied.ok && denied.failure.message).toBe('<tool_use_error>Not in this repo.</tool_use_error>');
     const asked = await resolvePermission(
-      request(fixed({ behavior: 'ask', message: 'writes outside the project' })),
+      request(
+        fixed({ behavior: 'ask', message: 'Shell writes outside the project and nobody can approve it.' }),
+      ),
     );
     expect(!asked.ok && asked.failure.message).toBe(
-      '<tool_use_error>Shell needs approval (writes outside the project), and nobody was available to approve it, so it was not run. Do not retry the same call; try another approach or ask the user to allow it.</tool_use_error>',
+      '<tool_use_error>Shell writes outside the project and nobody can approve it.</tool_use_error>',
+    );
+    const bare = await resolvePermission(request(fixed({ behavior: 'ask' })));
+    expect(!bare.ok && bare.failure.message).toBe(
+      '<tool_use_error>Shell needs approval, and nobody was available to approve it, so it was not run. Do not retry the same call; try another approach or ask the user to allow it.</tool_use_error>',
     );
   });
 

@@ -93,8 +93,8 @@ export async function resolvePermission(
     return { ok: false, failure: refusal(toolUseError(reason), decision, 'permission_denied') };
   }
   if (decision.behavior === 'ask') {
-    const why = decision.message ? ` (${decision.message})` : '';
-    const text = `${tool.name} needs approval${why}, and nobody was available to approve it, so it was not run. Do not retry the same call; try another approach or ask the user to allow it.`;
+    // An ask that comes back was not answered; the resolver's message is the whole sentence the model reads.
+    const text = decision.message ?? approvalNeededMessage(tool.name);
     return { ok: false, failure: refusal(toolUseError(text), decision, 'permission_needed') };
   }
   if (!decision.updatedInput) return { ok: true, value: { input: request.input, decision } };
@@ -104,4 +104,10 @@ export async function resolvePermission(
     return { ok: false, failure: refusal(toolUseError(text), decision, 'permission_denied') };
   }
   return { ok: true, value: { input: validated.value, decision } };
+}
+
+/** The sentence for a call that needed approval nobody could give; `reason` says why it asked. */
+export function approvalNeededMessage(toolName: string, reason?: string): string {
+  const why = reason ? ` (${reason})` : '';
+  return `${toolName} needs approval${why}, and nobody was available to approve it, so it was not run. Do not retry the same call; try another approach or ask the user to allow it.`;
 }

@@ -1,0 +1,91 @@
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import {
+  EfferentError,
+  type PermissionMode,
+  permissionModes,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from '../../core/index.ts';
+import { findTool } from '../../registry/index.ts';
+import { createAgentSession } from '../terminal/agent-session.ts';
+
+interface CallFlags {
+  cwd?: string;
+  mode?: PermissionMode;
+  settings?: string;
+  json?: boolean;
+}
+
+/** Parses the input argument; the message tells the user exactly what was wrong. */
+export function parseToolInput(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new EfferentError(
+      'usage',
+      `The input is not valid JSON (${detail}). Quote it: efferent call Read '{"file_path":"README.md"}'`,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EfferentError('usage', 'The input must be a JSON object, e.g. \'{"file_path":"README.md"}\'.');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The tool_result as a person reads it: text as is, images as a one-line note. */
+export function renderToolResult(result: ToolResultBlock): string {
+  if (typeof result.content === 'string') return result.content;
+  return result.content
+    .map((part) =>
+      part.type === 'text'
+        ? part.text
+        : `[image ${part.source.mediaType}, ${Math.round((part.source.data.length * 3) / 4)} bytes]`,
+    )
+    .join('\n');
+}
+
+/** `efferent call TOOL JSON`: one call through the whole pipeline; exit 1 when the result is an error. */
+export function registerCallCommand(program: Command): void {
+  program
+    .command('call')
+    .description('Run one tool call through the whole pipeline and print the tool_result.')
+    .argument('<tool>', 'tool name as the model sees it (e.g. Read, Bash, Grep)')
+    .argument('<input>', 'the tool input as a JSON object, e.g. \'{"file_path":"README.md"}\'')
+    .option('--cwd <dir>', 'working directory and project root (default: the current directory)')
+    .addOption(new Option('--mode <mode>', 'permission mode').choices([...permissionModes]))
+    .option('--settings <file-or-json>', 'extra settings file or JSON')
+    .option('--json', 'print the tool_result block as JSON')
+    .action(async (toolName: string, inputText: string, flags: CallFlags) => {
+      const input = parseToolInput(inputText);
+      const cwd = resolve(flags.cwd ?? process.cwd());
+      const session = await createAgentSession({
+        cwd,
+        model: 'none',
+        ...(flags.mode ? { permissionMode: flags.mode } : {}),
+        ...(flags.settings ? { settings: flags.settings } : {}),
+      });
+      try {
+        if (!findTool(session.tools, toolName)) {
+          const names = session.tools.map((tool) => tool.name).join(', ');
+          throw new EfferentError('usage', `Unknown tool "${toolName}". Available: ${names}.`);
+        }
+        const block: ToolUseBlock = { type: 'tool_use', id: 'toolu_cli_1', name: toolName, input };
+        let result: ToolResultBlock | undefined;
+        for await (const event of session.runTool(block, session.context)) {
+          if (event.type === 'progress' && !flags.json)
+            process.stderr.write(`… ${JSON.stringify(event.data)}\n`);
+          if (event.type === 'result') result = event.result;
+        }
+        if (!result) throw new EfferentError('internal', 'The pipeline ended without a result.');
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderToolResult(result)}\n`,
+        );
+        process.exitCode = result.isError ? 1 : 0;
+      } finally {
+        await session.context.run.resources?.dispose();
+      }
+    });
+}
