@@ -65,4 +65,110 @@ export const toolContractExamples: Record<string, ToolContractExamples> = {
     ],
     flags: { readOnly: false, concurrencySafe: false, deferred: true, maxResultSizeChars: 100_000 },
   },
+  Read: {
+    accepted: [
+      { file_path: '/repo/src/index.ts' },
+      { file_path: '/repo/big.log', offset: 1000, limit: 200 },
+      { file_path: '/repo/paper.pdf', pages: '1-5' },
+    ],
+    rejected: [
+      {},
+      { file_path: 1 },
+      { file_path: '/a', offset: -1 },
+      { file_path: '/a', limit: 0 },
+      { file_path: '/a', extra: true },
+    ],
+    flags: {
+      readOnly: true,
+      concurrencySafe: true,
+      deferred: false,
+      maxResultSizeChars: Number.POSITIVE_INFINITY,
+    },
+  },
+  Write: {
+    accepted: [
+      { file_path: '/repo/a.txt', content: '' },
+      { file_path: '/repo/a.txt', content: 'hello\n' },
+    ],
+    rejected: [{}, { file_path: '/repo/a.txt' }, { content: 'x' }, { file_path: '/a', content: 1 }],
+    flags: { readOnly: false, concurrencySafe: false, deferred: false, maxResultSizeChars: 100_000 },
+  },
+  Edit: {
+    accepted: [
+      { file_path: '/repo/a.ts', old_string: 'a', new_string: 'b' },
+      { file_path: '/repo/a.ts', old_string: 'a', new_string: 'b', replace_all: true },
+    ],
+    rejected: [
+      {},
+      { file_path: '/repo/a.ts', old_string: 'a' },
+      { file_path: '/repo/a.ts', old_string: 'a', new_string: 'b', replace_all: 'yes' },
+      { file_path: '/repo/a.ts', old_string: 'a', new_string: 'b', extra: 1 },
+    ],
+    flags: { readOnly: false, concurrencySafe: false, deferred: false, maxResultSizeChars: 100_000 },
+  },
+  MultiEdit: {
+    accepted: [
+      { file_path: '/repo/a.ts', edits: [{ old_string: 'a', new_string: 'b' }] },
+      {
+        file_path: '/repo/a.ts',
+        edits: [
+          { old_string: 'a', new_string: 'b', replace_all: true },
+          { old_string: 'c', new_string: 'd' },
+        ],
+      },
+    ],
+    rejected: [
+      {},
+      { file_path: '/repo/a.ts', edits: [] },
+      { file_path: '/repo/a.ts', edits: [{ old_string: 'a' }] },
+    ],
+    flags: { readOnly: false, concurrencySafe: false, deferred: false, maxResultSizeChars: 100_000 },
+  },
+  Glob: {
+    accepted: [{ pattern: '**/*.ts' }, { pattern: '*.md', path: '/repo/docs' }],
+    rejected: [{}, { pattern: 1 }, { pattern: '*', path: 2 }, { pattern: '*', extra: true }],
+    flags: { readOnly: true, concurrencySafe: true, deferred: false, maxResultSizeChars: 100_000 },
+  },
+  Grep: {
+    accepted: [
+      { pattern: 'TODO' },
+      {
+        pattern: 'fn\\s+\\w+',
+        path: 'src',
+        glob: '*.rs',
+        type: 'rust',
+        output_mode: 'content',
+        '-i': true,
+        '-o': false,
+        '-n': true,
+        '-B': 1,
+        '-A': 2,
+        '-C': 3,
+        context: 3,
+        head_limit: 0,
+        offset: 10,
+        multiline: true,
+      },
+    ],
+    rejected: [
+      {},
+      { pattern: 'x', output_mode: 'lines' },
+      { pattern: 'x', head_limit: -1 },
+      { pattern: 'x', '-A': '2' },
+    ],
+    flags: { readOnly: true, concurrencySafe: true, deferred: false, maxResultSizeChars: 20_000 },
+  },
+  NotebookEdit: {
+    accepted: [
+      { notebook_path: '/repo/nb.ipynb', cell_id: 'abc', new_source: 'print(1)' },
+      { notebook_path: '/repo/nb.ipynb', new_source: '# Title', cell_type: 'markdown', edit_mode: 'insert' },
+    ],
+    rejected: [
+      {},
+      { notebook_path: '/repo/nb.ipynb' },
+      { notebook_path: '/a', new_source: '', edit_mode: 'append' },
+      { notebook_path: '/a', new_source: '', cell_type: 'raw' },
+    ],
+    flags: { readOnly: false, concurrencySafe: false, deferred: true, maxResultSizeChars: 100_000 },
+  },
 };

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAtomicTempFile, removeStaleTempFiles } from './atomic-write.ts';
-import { claimedVersion, expectedContent } from './crash-fixture.ts';
+import { isAtomicTempFile, removeStaleTempFiles } from '../src/tools/shared/atomic-write.ts';
+import { claimedVersion, expectedContent } from './crash-safety-writer.ts';
 
 // Each run kills a real writer process. 200 runs take about 45 s on 2 cores (all intact when measured), so CI
 // runs 100 by default; set EFFERENT_CRASH_RUNS=200 (or more) for the full check.
@@ -17,7 +17,7 @@ let childCommand: { file: string; args: string[] };
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'efferent-crash-'));
-  const fixture = fileURLToPath(new URL('./crash-fixture.ts', import.meta.url));
+  const fixture = fileURLToPath(new URL('./crash-safety-writer.ts', import.meta.url));
   try {
     // A bundled child starts in tens of milliseconds instead of half a second through tsx.
     const { build } = await import('esbuild');
@@ -43,7 +43,7 @@ afterAll(async () => {
 function startWriter(file: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(childCommand.file, childCommand.args, {
-      cwd: join(fileURLToPath(new URL('.', import.meta.url)), '../../..'),
+      cwd: join(fileURLToPath(new URL('.', import.meta.url)), '..'),
       env: { ...process.env, EFFERENT_CRASH_CHILD_FILE: file },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -3,10 +3,10 @@
  * rewriting one large file with the real Write and Edit tools until it is killed.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { createToolUseContext } from '../../core/index.ts';
-import { EditTool } from '../edit/edit.ts';
-import { WriteTool } from '../write/write.ts';
-import { recordFullView } from './read-state.ts';
+import { createToolUseContext } from '../src/core/index.ts';
+import { EditTool } from '../src/tools/edit/edit.ts';
+import { WriteTool } from '../src/tools/write/write.ts';
+import { recordFullView } from '../src/tools/shared/read-state.ts';
 
 const bodyLines = 120_000; // about 4 MB
 
