@@ -1,5 +1,6 @@
 import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bash/check-subcommand.ts';
-import type { AnalyzedSubcommandLike, ShellAnalyzer } from './bash/shell-contract.ts';
+import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
+import { errorMessage } from '../core/index.ts';
 import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
 import type { PermissionRule } from './rules/rule-types.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
@@ -37,6 +38,20 @@ function denyOnRawText(command: string, rules: readonly PermissionRule[]): Permi
   });
 }
 
+/** An analyser failure is treated like a command too complex to check: it asks, it never crashes. */
+function analyzeSafely(
+  analyzer: BashFlowContext['analyzer'],
+  command: string,
+  cwd: string,
+  home: string,
+): CommandAnalysisLike {
+  try {
+    return analyzer.analyzeCommand(command, { cwd, home });
+  } catch (error) {
+    return { kind: 'too-complex', reason: `the shell analyser failed (${errorMessage(error)})` };
+  }
+}
+
 const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? '';
 
 /**
@@ -47,7 +62,7 @@ const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? 
  * five suggested rules.
  */
 export function evaluateShellCommand(command: string, cwd: string, context: BashFlowContext): Verdict {
-  const analysis = context.analyzer.analyzeCommand(command, { cwd, home: context.workspace.home });
+  const analysis = analyzeSafely(context.analyzer, command, cwd, context.workspace.home);
   if (analysis.kind === 'too-complex') {
     const rule = denyOnRawText(command, context.shellRules.deny);
     if (rule)

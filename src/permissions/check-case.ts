@@ -98,7 +98,7 @@ async function resolveTool(
       toolResult,
     };
   }
-  const declaration = knownToolDeclarations[name];
+  const declaration = Object.hasOwn(knownToolDeclarations, name) ? knownToolDeclarations[name] : undefined;
   if (!declaration)
     return {
       name,
@@ -115,7 +115,11 @@ async function resolveTool(
     target.shell === 'bash' &&
     options.shell?.isReadOnlyCommand
   ) {
-    readOnly = options.shell.isReadOnlyCommand(target.command, { cwd: check.cwd });
+    try {
+      readOnly = options.shell.isReadOnlyCommand(target.command, { cwd: check.cwd });
+    } catch {
+      readOnly = null;
+    }
   }
   return {
     name,

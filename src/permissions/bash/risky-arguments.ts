@@ -176,7 +176,7 @@ export function allowRuleBlocker(subcommand: AnalyzedSubcommandLike): string | u
   if (subcommand.argv.some(isDynamicWord)) return 'part of the command is only known when it runs';
   if (subcommand.origin !== undefined && subcommand.origin !== 'top')
     return `it runs inside ${subcommand.origin}`;
-  const options = riskyOptions[name];
+  const options = Object.hasOwn(riskyOptions, name) ? riskyOptions[name] : undefined;
   if (!options) return undefined;
   for (const arg of args) {
     if (arg === '--') break;

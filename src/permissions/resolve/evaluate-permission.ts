@@ -7,7 +7,7 @@ import type {
   TraceStep,
 } from '../../core/index.ts';
 import { evaluateShellCommand, shellRulesPresent } from '../bash-permissions.ts';
-import type { ShellAnalyzer } from '../bash/shell-contract.ts';
+import type { EnvVarClass, ShellAnalyzer } from '../bash/shell-contract.ts';
 import type { PermissionRule, RuleSet } from '../rules/rule-types.ts';
 import { isBroadAllowRule } from './broad-rules.ts';
 import { askMessage, denialMessage, describeCall, unapprovedMessage } from './describe-call.ts';
@@ -49,6 +49,15 @@ export interface Evaluation extends PermissionDecision {
   reason?: string;
   /** The call in words ("run `git push`"), for later messages. */
   call?: string;
+}
+
+/** An unclassifiable variable is treated as dangerous (fail closed). */
+function classifyEnvVarSafely(shell: ShellAnalyzer | undefined, name: string): EnvVarClass {
+  try {
+    return shell?.classifyEnvVar(name) ?? 'dangerous';
+  } catch {
+    return 'dangerous';
+  }
 }
 
 const shellFamily = (target: Extract<PermissionTarget, { kind: 'command' }>) =>
@@ -101,7 +110,7 @@ function targetVerdict(request: EvaluationRequest, rules: RuleSet): Verdict | un
           ? evaluateShellCommand(target.command, workspace.cwd, {
               ...subcommandContext,
               analyzer: request.shell,
-              classifyEnvVar: (name) => request.shell?.classifyEnvVar(name) ?? 'neutral',
+              classifyEnvVar: (name) => classifyEnvVarSafely(request.shell, name),
             })
           : {
               behavior: 'ask',

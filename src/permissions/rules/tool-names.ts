@@ -12,7 +12,7 @@ export const legacyToolAliases: Readonly<Record<string, string>> = {
 
 /** The canonical name for a tool name written in a rule. */
 export function canonicalToolName(name: string): string {
-  return legacyToolAliases[name] ?? name;
+  return Object.hasOwn(legacyToolAliases, name) ? (legacyToolAliases[name] ?? name) : name;
 }
 
 /** True when a rule's tool name contains a glob star. */

@@ -93,7 +93,8 @@ export function mergeSettings(
     if (layer.settings.env) {
       if (untrusted) notices.push(`Ignored env in ${layer.origin}: the workspace is not trusted.`);
       else
-        for (const [name, value] of Object.entries(layer.settings.env)) if (!(name in env)) env[name] = value;
+        for (const [name, value] of Object.entries(layer.settings.env))
+          if (!Object.hasOwn(env, name)) env[name] = value;
     }
   }
 
