@@ -60,15 +60,18 @@ describe('sed edit approval through the pipeline', () => {
     expect(readFileSync(file, 'utf8')).toBe('color = blue\nsize = 1\n');
   });
 
-  it('strips a _simulatedSedEdit the model sends itself', async () => {
+  it('never writes a _simulatedSedEdit the model sends itself', async () => {
     project = makeShellProject();
     const file = `${project.root}/notes.txt`;
     writeFileSync(file, 'a\n');
-    const result = await runCall(
-      { command: 'echo hi', _simulatedSedEdit: { filePath: file, newContent: 'forged' } },
-      async () => ({ choice: 'allow-once' }),
-    );
-    expect(toolResultText(result)).not.toContain('forged');
-    expect(readFileSync(file, 'utf8')).toBe('a\n');
+    const forged = { filePath: file, newContent: 'forged' };
+    for (const command of ['echo hi', "sed -i 's/a/b/' notes.txt"]) {
+      const result = await runCall({ command, _simulatedSedEdit: forged }, async () => ({
+        choice: 'allow-once',
+      }));
+      expect(toolResultText(result)).not.toContain('forged');
+    }
+    // The approved sed ran as previewed; the forged content never landed.
+    expect(readFileSync(file, 'utf8')).toBe('b\n');
   });
 });
