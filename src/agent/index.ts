@@ -3,3 +3,4 @@ export type { AgentDone, AgentEvent, AgentStopReason, UsageTotals } from './agen
 export { missingResultText, normalizeMessagesForApi } from './normalize-messages.ts';
 export { addUsage, costOf, type ModelPrice, modelPrices, priceOf } from './pricing.ts';
 export { type RunAgentOptions, runAgent } from './run-agent.ts';
+export { createSession, type Session, type SessionOptions } from './session.ts';

@@ -9,6 +9,7 @@ import {
   type UserMessage,
   userMessage,
 } from '../core/index.ts';
+import type { ResultBudget } from '../budget/index.ts';
 import { runStreamingTurn, type TurnOutcome } from '../executor/index.ts';
 import type { AgentDone, AgentEvent, AgentStopReason } from './agent-events.ts';
 import { normalizeMessagesForApi } from './normalize-messages.ts';
@@ -34,6 +35,26 @@ export interface RunAgentOptions {
   maxTokens?: number;
   /** Run tools only after each model message ended (no streaming execution). */
   executeAfterStreamEnd?: boolean;
+  /** Keeps each turn's tool results together under the per-turn budget (largest fresh ones go to disk). */
+  resultBudget?: ResultBudget;
+}
+
+/** Applies the per-turn budget; tools that limit themselves at the source (Infinity) are kept inline. */
+async function budgetTurn(
+  options: RunAgentOptions,
+  outcome: TurnOutcome,
+): Promise<TurnOutcome['toolResults']> {
+  if (!options.resultBudget) return outcome.toolResults;
+  const names = new Map<string, string>();
+  for (const block of outcome.assistantMessage.content)
+    if (block.type === 'tool_use') names.set(block.id, block.name);
+  const toolFor = (toolUseId: string) => {
+    const name = names.get(toolUseId);
+    return options.tools.find(
+      (tool) => tool.name === name || (name !== undefined && tool.aliases.includes(name)),
+    );
+  };
+  return options.resultBudget.applyToTurn(outcome.toolResults, { toolFor });
 }
 
 function textOf(message: Message | undefined): string {
@@ -116,7 +137,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       at: now(),
     };
     if (outcome.toolResults.length > 0) {
-      const results: UserMessage = { role: 'user', content: outcome.toolResults };
+      const results: UserMessage = { role: 'user', content: await budgetTurn(options, outcome) };
       messages.push(results, ...outcome.newMessages);
       yield { type: 'tool_results', turn, message: results, at: now() };
     }

@@ -8,7 +8,7 @@ import {
   type ToolUseBlock,
 } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
-import { createAgentSession } from '../terminal/agent-session.ts';
+import { createSession } from '../../agent/index.ts';
 
 interface CallFlags {
   cwd?: string;
@@ -61,11 +61,11 @@ export function registerCallCommand(program: Command): void {
     .action(async (toolName: string, inputText: string, flags: CallFlags) => {
       const input = parseToolInput(inputText);
       const cwd = resolve(flags.cwd ?? process.cwd());
-      const session = await createAgentSession({
+      const session = await createSession({
         cwd,
         model: 'none',
         ...(flags.mode ? { permissionMode: flags.mode } : {}),
-        ...(flags.settings ? { settings: flags.settings } : {}),
+        ...(flags.settings ? { cli: { settings: flags.settings } } : {}),
       });
       try {
         if (!findTool(session.tools, toolName)) {
@@ -85,7 +85,7 @@ export function registerCallCommand(program: Command): void {
         );
         process.exitCode = result.isError ? 1 : 0;
       } finally {
-        await session.context.run.resources?.dispose();
+        await session.dispose();
       }
     });
 }

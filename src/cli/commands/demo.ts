@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { type AgentEvent, runAgent } from '../../agent/index.ts';
 import type { AskUser } from '../../core/index.ts';
 import { createScriptedProvider, loadSessionFile } from '../../providers/index.ts';
-import { createAgentSession } from '../terminal/agent-session.ts';
+import { createSession } from '../../agent/index.ts';
 import { renderPermissionPrompt } from '../terminal/permission-prompt.ts';
 import { createEventRenderer } from '../terminal/render-events.ts';
 import { style } from '../terminal/style.ts';
@@ -68,7 +68,7 @@ export function registerDemoCommand(program: Command): void {
           return { choice: 'allow-once' };
         };
         // The temporary copy is its own home too, so the user's own settings cannot change the demo.
-        const session = await createAgentSession({
+        const session = await createSession({
           cwd: workspace,
           model: provider.model,
           askUser,
@@ -89,6 +89,7 @@ export function registerDemoCommand(program: Command): void {
           provider,
           tools: session.tools,
           runTool: session.runTool,
+          resultBudget: session.resultBudget,
           context: session.context,
           systemPrompt: defaultSystemPrompt({ cwd: workspace }),
           prompt: 'The tests fail. Find the bug and fix it.',
@@ -109,6 +110,7 @@ export function registerDemoCommand(program: Command): void {
             if (event.reason !== 'end_turn') process.exitCode = 1;
           }
         }
+        await session.dispose();
       } finally {
         if (flags.keep) output.write(`Kept the project copy at ${workspace}\n`);
         else await rm(workspace, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { EfferentError, type PermissionMode, permissionModes } from '../../core/index.ts';
-import { createAgentSession } from '../terminal/agent-session.ts';
+import { createSession } from '../../agent/index.ts';
 import { type OutputFormat, runHeadless } from '../terminal/headless.ts';
 import { runInteractive } from '../terminal/interactive.ts';
 import { LineInput } from '../terminal/line-input.ts';
@@ -56,10 +56,10 @@ export function registerRunCommand(program: Command): void {
         cwd,
         model: provider.model,
         ...(flags.permissionMode ? { permissionMode: flags.permissionMode } : {}),
-        ...(flags.settings ? { settings: flags.settings } : {}),
+        ...(flags.settings ? { cli: { settings: flags.settings } } : {}),
       };
       if (flags.print !== undefined) {
-        const session = await createAgentSession(sessionOptions);
+        const session = await createSession(sessionOptions);
         const controller = new AbortController();
         const onInterrupt = () => controller.abort();
         process.once('SIGINT', onInterrupt);
@@ -77,19 +77,24 @@ export function registerRunCommand(program: Command): void {
           });
         } finally {
           process.off('SIGINT', onInterrupt);
+          await session.dispose();
         }
         return;
       }
       const input = new LineInput(process.stdin, process.stdout);
       const askUser = createTerminalAskUser(input, process.stdout);
-      const session = await createAgentSession({ ...sessionOptions, askUser });
-      process.exitCode = await runInteractive({
-        provider,
-        session,
-        systemPrompt,
-        maxTurns,
-        input,
-        output: process.stdout,
-      });
+      const session = await createSession({ ...sessionOptions, askUser });
+      try {
+        process.exitCode = await runInteractive({
+          provider,
+          session,
+          systemPrompt,
+          maxTurns,
+          input,
+          output: process.stdout,
+        });
+      } finally {
+        await session.dispose();
+      }
     });
 }

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { type AgentDone, runAgent } from '../../agent/index.ts';
 import type { ModelProvider } from '../../core/index.ts';
-import type { AgentSession } from './agent-session.ts';
+import type { Session } from '../../agent/index.ts';
 import { resultRecord } from './result-record.ts';
 
 /** How `efferent run -p` prints. */
@@ -10,7 +10,7 @@ export type OutputFormat = 'text' | 'json' | 'stream-json';
 /** One headless run. */
 export interface HeadlessOptions {
   provider: ModelProvider;
-  session: AgentSession;
+  session: Session;
   systemPrompt: string;
   prompt: string;
   format: OutputFormat;
@@ -28,6 +28,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
     provider: options.provider,
     tools: session.tools,
     runTool: session.runTool,
+    resultBudget: session.resultBudget,
     context: session.context,
     systemPrompt: options.systemPrompt,
     prompt: options.prompt,

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { runAgent } from '../../agent/index.ts';
 import type { Message, ModelProvider, ToolUseContext } from '../../core/index.ts';
-import type { AgentSession } from './agent-session.ts';
+import type { Session } from '../../agent/index.ts';
 import type { LineInput } from './line-input.ts';
 import { createEventRenderer } from './render-events.ts';
 import { style } from './style.ts';
@@ -9,7 +9,7 @@ import { style } from './style.ts';
 /** An interactive terminal session. */
 export interface InteractiveOptions {
   provider: ModelProvider;
-  session: AgentSession;
+  session: Session;
   systemPrompt: string;
   maxTurns: number;
   input: LineInput;
@@ -55,6 +55,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         provider: options.provider,
         tools: session.tools,
         runTool: session.runTool,
+        resultBudget: session.resultBudget,
         context,
         systemPrompt: options.systemPrompt,
         prompt,

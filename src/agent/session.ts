@@ -1,0 +1,198 @@
+import { homedir } from 'node:os';
+import {
+  type AnyTool,
+  type AskUser,
+  createToolUseContext,
+  type PermissionMode,
+  type PermissionResolver,
+  type RunToolUse,
+  type ToolUseContext,
+  type UiCallbacks,
+} from '../core/index.ts';
+import { type ResultBudget, createResultBudget } from '../budget/index.ts';
+import { createHookInput, createHookRunner, type HookRunner, type HooksSettings } from '../hooks/index.ts';
+import {
+  type AutoModeClassifier,
+  type CliSettingsInput,
+  createPermissionResolver,
+  type LoadedSettings,
+  loadDefaultShellAnalyzer,
+  loadSettings,
+  type PermissionRequestHookResult,
+  toolNameMatches,
+} from '../permissions/index.ts';
+import { createToolRunner } from '../pipeline/index.ts';
+import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
+
+/** Everything an agent (or a single call) needs to run tools: the pool, the pipeline and a context. */
+export interface Session extends AsyncDisposable {
+  /** The pool the model sees: built-ins first, then MCP tools, blanket-denied tools removed. */
+  tools: AnyTool[];
+  /** Every built-in this build knows, for renamed-tool lookup. */
+  allTools: AnyTool[];
+  runTool: RunToolUse;
+  resolvePermission: PermissionResolver;
+  hooks: HookRunner;
+  /** Apply `applyToTurn` to each turn's results (runAgent does when given it). */
+  resultBudget: ResultBudget;
+  context: ToolUseContext;
+  settings: LoadedSettings;
+  /** Releases background shells, the REPL and other session resources. */
+  dispose(): Promise<void>;
+}
+
+/** How to set up a session. Only `cwd` is required. */
+export interface SessionOptions {
+  cwd: string;
+  /** The project root (`/x` rules, protected paths); default `cwd`. */
+  projectRoot?: string;
+  home?: string;
+  model?: string;
+  /** Overrides the mode the settings ask for. */
+  permissionMode?: PermissionMode;
+  /** Whether project settings may add allow rules, directories, env and hooks. Default true. */
+  trusted?: boolean;
+  /** Command-line settings (`--settings`, `--allowedTools`, …). */
+  cli?: CliSettingsInput;
+  /** Also read Claude Code's `.claude/` settings files. */
+  claudeCompat?: boolean;
+  managedSettingsPath?: string;
+  /** The interactive prompt; without it, asks resolve with nobody to answer (refused with an explanation). */
+  askUser?: AskUser;
+  classifier?: AutoModeClassifier;
+  /** Tools besides the built-ins: MCP tools (with `mcpInfo`) or your own. */
+  extraTools?: readonly AnyTool[];
+  flags?: FeatureFlags;
+  env?: Readonly<Record<string, string | undefined>>;
+  sessionDir?: string;
+  ui?: UiCallbacks;
+  maxConcurrency?: number;
+}
+
+/** Merges each settings file's hooks into one configuration, highest precedence first. */
+function mergeHooks(settings: LoadedSettings): HooksSettings {
+  const merged: Record<string, unknown[]> = {};
+  for (const layer of settings.hooks) {
+    for (const [event, matchers] of Object.entries(layer.hooks)) {
+      if (!Array.isArray(matchers)) continue;
+      merged[event] = [...(merged[event] ?? []), ...matchers];
+    }
+  }
+  return merged as HooksSettings;
+}
+
+/** A deny rule without content (`Bash`, `mcp__server`) removes the tool from what the model sees. */
+function blanketDenyCheck(settings: LoadedSettings): (tool: AnyTool) => boolean {
+  return (tool) =>
+    settings.rules.deny.some(
+      (rule) =>
+        rule.value.ruleContent === undefined && toolNameMatches(rule.value.toolName, tool.name, tool.aliases),
+    );
+}
+
+/** Runs PermissionRequest hooks before a person would be asked (Claude Code's contract). */
+function permissionRequestHook(hooks: HookRunner) {
+  return async (
+    request: {
+      tool: AnyTool;
+      input: Record<string, unknown>;
+      toolUseId: string;
+      context: ToolUseContext;
+      suggestions: unknown[];
+    },
+    signal: AbortSignal,
+  ): Promise<PermissionRequestHookResult | undefined> => {
+    if (!hooks.hasHooks('PermissionRequest', request.tool.name)) return undefined;
+    const input = createHookInput('PermissionRequest', request.context, {
+      tool_name: request.tool.name,
+      tool_input: request.input,
+      permission_suggestions: request.suggestions,
+    });
+    const outcome = await hooks.run('PermissionRequest', input, { signal, matchValue: request.tool.name });
+    const decision = outcome.permissionRequestDecision;
+    if (!decision) return undefined;
+    const result: PermissionRequestHookResult = { behavior: decision.behavior };
+    if (decision.updatedInput) result.updatedInput = decision.updatedInput;
+    if (decision.message !== undefined) result.message = decision.message;
+    if (decision.interrupt !== undefined) result.interrupt = decision.interrupt;
+    if (Array.isArray(decision.updatedPermissions)) {
+      result.updatedPermissions = decision.updatedPermissions as NonNullable<
+        PermissionRequestHookResult['updatedPermissions']
+      >;
+    }
+    return result;
+  };
+}
+
+/**
+ * Loads settings (rules, mode, hooks, env) for a working directory and assembles the session: the
+ * tool pool, the shell analyser, the permission resolver with its PermissionRequest hook, the hook
+ * runner, the result budget, the 14-step pipeline and a fresh context.
+ */
+export async function createSession(options: SessionOptions): Promise<Session> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? homedir();
+  const cli: CliSettingsInput = { ...options.cli };
+  if (options.permissionMode) cli.permissionMode = options.permissionMode;
+  const settings = await loadSettings({
+    cwd: options.cwd,
+    home,
+    trusted: options.trusted ?? true,
+    cli,
+    ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
+    ...(options.claudeCompat ? { claudeCompat: true } : {}),
+    ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
+  });
+  const shell = await loadDefaultShellAnalyzer();
+  const hooks = createHookRunner({
+    hooks: mergeHooks(settings),
+    projectDir: settings.projectRoot,
+    env,
+    disabled: settings.disableAllHooks,
+  });
+  const resolvePermission = createPermissionResolver({
+    settings,
+    home,
+    onPermissionRequest: permissionRequestHook(hooks),
+    ...(options.askUser ? { askUser: options.askUser } : {}),
+    ...(options.classifier ? { classifier: options.classifier } : {}),
+    ...(shell ? { shell } : {}),
+  });
+  const allTools = getAllBaseTools(options.flags);
+  const extra = options.extraTools ?? [];
+  const tools = assembleToolPool({
+    builtIns: [...allTools, ...extra.filter((tool) => !tool.mcpInfo)],
+    mcpTools: extra.filter((tool) => tool.mcpInfo),
+    isDenied: blanketDenyCheck(settings),
+  });
+  const context = createToolUseContext({
+    cwd: options.cwd,
+    projectRoot: settings.projectRoot,
+    tools,
+    model: options.model ?? 'unknown',
+    isNonInteractive: options.askUser === undefined,
+    permissionMode: settings.defaultMode,
+    additionalDirectories: settings.additionalDirectories,
+    env: { ...env, ...settings.env },
+    ...(options.sessionDir ? { sessionDir: options.sessionDir } : {}),
+    ...(options.ui ? { ui: options.ui } : {}),
+    ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+  });
+  const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
+  const runTool = createToolRunner({ tools, allTools, resolvePermission, hooks, budget: resultBudget });
+  const dispose = async () => {
+    await context.run.resources?.dispose();
+  };
+  return {
+    tools,
+    allTools,
+    runTool,
+    resolvePermission,
+    hooks,
+    resultBudget,
+    context,
+    settings,
+    dispose,
+    [Symbol.asyncDispose]: dispose,
+  };
+}
