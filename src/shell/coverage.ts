@@ -1,6 +1,9 @@
 import type { Node } from 'web-tree-sitter';
 import { tooComplex } from './walk-errors.ts';
 
+/** Deepest syntax tree analysed; real commands stay far below it, and it bounds the cost of checks. */
+const maxTreeDepth = 120;
+
 /** Text the grammar may skip between tokens: blanks, newlines and line continuations. */
 const skippable = /^(?:[ \t\n]|\\\n)*$/;
 /** Tokens after or before which a bare line continuation cannot glue two words together. */
@@ -16,44 +19,59 @@ export function checkCoverage(root: Node, source: string): void {
   checkRange(root, source, 0, source.length);
 }
 
+interface Leaf {
+  node: Node;
+  /** Ancestors from the range's root down to the leaf (node.parent is slow in web-tree-sitter). */
+  path: Node[];
+}
+
 function checkRange(root: Node, source: string, from: number, to: number): void {
-  const cursor = root.walk();
   let previousEnd = from;
-  let previousType = '';
+  let previous: Leaf | undefined;
   const nested: Node[] = [];
-  try {
-    let descending = true;
-    for (;;) {
-      const current = cursor.currentNode;
-      // A heredoc body is data between its expansions; only its substitutions are code.
-      const opaque = current.type === 'heredoc_body';
-      if (opaque && descending) {
-        for (const child of current.namedChildren)
-          if (child.type === 'command_substitution') nested.push(child);
-      }
-      if (descending && !opaque && cursor.gotoFirstChild()) continue;
-      const node = cursor.currentNode;
-      if (node.childCount === 0 || opaque) {
-        const start = node.startIndex;
-        if (start > previousEnd) checkGap(source.slice(previousEnd, start), previousType, node.type);
-        if (node.type === 'comment') checkComment(source, start);
-        if (node.endIndex > previousEnd) {
-          previousEnd = node.endIndex;
-          previousType = node.type;
-        }
-      }
-      if (cursor.gotoNextSibling()) {
-        descending = true;
-        continue;
-      }
-      descending = false;
-      if (!cursor.gotoParent()) break;
+  const path: Node[] = [];
+  const leaf = (node: Node): void => {
+    const start = node.startIndex;
+    const current: Leaf = { node, path: path.slice() };
+    if (start > previousEnd) {
+      const gap = source.slice(previousEnd, start);
+      checkGap(gap, previous?.node.type ?? '', node.type);
+      if (previous) checkWordBreak(previous, current, gap);
+    } else if (previous && start === previousEnd) {
+      checkWordJoin(previous, current);
     }
-  } finally {
-    cursor.delete();
-  }
-  if (previousEnd < to) checkGap(source.slice(previousEnd, to), previousType, '');
+    if (node.type === 'comment') checkComment(source, start);
+    if (node.endIndex > previousEnd) {
+      previousEnd = node.endIndex;
+      previous = current;
+    }
+  };
+  const visit = (node: Node): void => {
+    path.push(node);
+    if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
+    // A heredoc body is data between its expansions; only its substitutions are code.
+    if (node.type === 'heredoc_body') {
+      for (const child of node.namedChildren) if (child.type === 'command_substitution') nested.push(child);
+      leaf(node);
+    } else if (node.childCount === 0) leaf(node);
+    else for (const child of node.children) visit(child);
+    path.pop();
+  };
+  visit(root);
+  if (previousEnd < to) checkGap(source.slice(previousEnd, to), previous?.node.type ?? '', '');
   for (const node of nested) checkRange(node, source, node.startIndex, node.endIndex);
+}
+
+/** Index of the lowest common ancestor in both paths, or -1. */
+function commonDepth(left: Leaf, right: Leaf): number {
+  let depth = 0;
+  while (
+    depth < left.path.length &&
+    depth < right.path.length &&
+    left.path[depth]?.id === right.path[depth]?.id
+  )
+    depth++;
+  return depth - 1;
 }
 
 function checkGap(gap: string, before: string, after: string): void {
@@ -64,6 +82,66 @@ function checkGap(gap: string, before: string, after: string): void {
     if (before !== '' && after !== '' && !operatorTokens.has(before) && !operatorTokens.has(after)) {
       tooComplex('a line continuation joins two words; write the word on one line');
     }
+  }
+}
+
+/** Nodes inside which a newline the grammar skipped only separates statements or is quoted text. */
+const newlineContainers = new Set([
+  'program',
+  'compound_statement',
+  'subshell',
+  'command_substitution',
+  'process_substitution',
+  'heredoc_redirect',
+  'string',
+]);
+const continuingOperators = new Set(['&&', '||', '|', '|&']);
+
+/** Node types that are one argument; two of them with nothing between are one word to bash. */
+const argumentTypes = new Set([
+  'word',
+  'string',
+  'raw_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'command_substitution',
+  'process_substitution',
+  'number',
+  'command_name',
+  'ansi_c_string',
+  'translated_string',
+]);
+
+/**
+ * Blanks between two leaves must separate words the way bash does: never inside one
+ * concatenation (the grammar sometimes glues `{ ]` into one word), and a newline ends a simple
+ * command, so one skipped inside a command or redirection means the grammar read the next line
+ * as part of the same command.
+ */
+function checkWordBreak(before: Leaf, after: Leaf, gap: string): void {
+  const depth = commonDepth(before, after);
+  const type = before.path[depth]?.type ?? 'program';
+  if (type === 'string' || type === 'heredoc_body') return;
+  if (type === 'concatenation' || type === 'word') {
+    tooComplex('the parser joined words that bash keeps apart; quote the argument');
+  }
+  if (!/(?<!\\)\n/.test(gap)) return;
+  if (newlineContainers.has(type)) return;
+  if ((type === 'list' || type === 'pipeline') && continuingOperators.has(before.node.type)) return;
+  tooComplex('a line break inside a command is read differently by bash; put each command on its own line');
+}
+
+/** Two arguments with nothing between them are one word to bash, whatever the grammar says. */
+function checkWordJoin(before: Leaf, after: Leaf): void {
+  const depth = commonDepth(before, after);
+  const common = before.path[depth];
+  if (!common || !['command', 'declaration_command', 'unset_command', 'file_redirect'].includes(common.type))
+    return;
+  const left = before.path[depth + 1] ?? before.node;
+  const right = after.path[depth + 1] ?? after.node;
+  if (left.id !== right.id && argumentTypes.has(left.type) && argumentTypes.has(right.type)) {
+    tooComplex('the parser split one word in two; quote the argument');
   }
 }
 

@@ -283,7 +283,7 @@ const notReadOnly = [
   'echo $(rm x)',
   'diff <(ls) <(rm x)',
   'cat <<EOF\n$(touch /tmp/pwned)\nEOF',
-  'true && '.repeat(50) + 'true',
+  `${'true && '.repeat(50)}true`,
   'echo x | xargs echo > `pwd`/evil.txt',
 ];
 

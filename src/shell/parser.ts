@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 
 /** Parses slower than this are treated as adversarial input. */
-const parseTimeoutMs = 50;
+const parseTimeoutMs = 500;
 
 let parser: Parser | undefined;
 let loading: Promise<void> | undefined;

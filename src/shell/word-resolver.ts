@@ -47,6 +47,10 @@ function unquotedWord(raw: string): ResolvedWord {
       continue;
     }
     if (char === '*' || char === '?' || char === '[') kind = 'glob';
+    if (char === ' ' || char === '\t' || char === '\n') {
+      // Unquoted blanks split words in bash; the grammar kept them inside one.
+      tooComplex('the parser read blanks inside a word; quote the argument', 'word');
+    }
     text += char;
     unquoted += char;
   }
@@ -87,10 +91,21 @@ function variableText(node: Node, host: WordHost): ResolvedWord {
 function doubleQuoted(node: Node, host: WordHost): ResolvedWord {
   let text = '';
   let kind: ArgKind = 'literal';
+  const source = node.text;
+  let previousEnd = node.startIndex;
   for (const child of node.children) {
     host.tick(child);
+    // The grammar skips blanks and newlines between parts of a string; inside quotes they are content.
+    if (child.startIndex > previousEnd) {
+      text += doubleQuotedContent(
+        source.slice(previousEnd - node.startIndex, child.startIndex - node.startIndex),
+      );
+    }
+    previousEnd = Math.max(previousEnd, child.endIndex);
     switch (child.type) {
       case '"':
+        // The closing quote token can carry the blanks before it ("  " has no content node).
+        text += doubleQuotedContent(child.text.slice(0, -1));
         break;
       case 'string_content':
         text += doubleQuotedContent(child.text);

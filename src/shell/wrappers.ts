@@ -1,3 +1,4 @@
+import { own } from './own.ts';
 import { formatArgv } from './format-argv.ts';
 import type { ArgKind, EnvVar, SimpleCommand } from './types.ts';
 
@@ -266,7 +267,7 @@ export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
   for (let layer = 0; layer < 32; layer++) {
     const name = argv[0];
     if (name === undefined || (kinds[0] ?? 'literal') !== 'literal') break;
-    const spec = wrapperSpecs[name];
+    const spec = own(wrapperSpecs, name);
     if (!spec) break;
     const stripped = stripWrapper(spec, argv, kinds);
     if (!stripped) break;

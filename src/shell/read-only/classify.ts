@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import { classifyEnvVar } from '../env-vars.ts';
 import type { ArgKind, EnvVar, Redirect } from '../types.ts';
 import { customChecks } from './custom-commands.ts';
@@ -63,12 +64,12 @@ export function isReadOnlySimpleCommand(command: ReadOnlyInput): boolean {
   if (name === undefined) return command.envVars.length === 0;
   if (name.includes('/') || (command.argKinds[0] ?? 'literal') !== 'literal') return false;
   const kinds = command.argKinds.slice(1);
-  const custom = customChecks[name];
+  const custom = own(customChecks, name);
   if (custom) {
     if (command.viaXargs && !custom.anyArgSafe) return false;
     return custom.custom(args, kinds);
   }
-  const spec = simpleCommandSpecs[name];
+  const spec = own(simpleCommandSpecs, name);
   if (!spec) return false;
   if (command.viaXargs && !spec.anyArgSafe) return false;
   const parsed = parseArgs(args, kinds, spec);

@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import type { ArgKind } from '../types.ts';
 
 /** Whether an option takes a value: never, always (attached or next word), or only attached. */
@@ -80,7 +81,7 @@ export function parseArgs(
     if (word.startsWith('--')) {
       const equals = word.indexOf('=');
       const name = equals === -1 ? word : word.slice(0, equals);
-      const arity = rules.flags[name];
+      const arity = own(rules.flags, name);
       if (arity === undefined) return null;
       if (equals !== -1) {
         if (arity === 'none') return null;
@@ -100,7 +101,7 @@ export function parseArgs(
       parsed.flags.push({ flag: '-#', value: word.slice(1) });
       continue;
     }
-    const whole = rules.flags[word];
+    const whole = own(rules.flags, word);
     if (whole !== undefined && word.length > 2) {
       // Multi-letter single-dash options (`find -name`, `-maxdepth`).
       if (whole === 'value') {
@@ -112,7 +113,7 @@ export function parseArgs(
     }
     for (let position = 1; position < word.length; position++) {
       const flag = `-${word[position] ?? ''}`;
-      const arity = rules.flags[flag];
+      const arity = own(rules.flags, flag);
       if (arity === undefined) return null;
       if (arity === 'none') {
         parsed.flags.push({ flag });

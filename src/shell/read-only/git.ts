@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import type { ArgKind } from '../types.ts';
 import { type FlagTable, flagTable, hasFlag, type ParsedArgs, parseArgs } from './flags.ts';
 
@@ -656,7 +657,7 @@ export function isReadOnlyGit(args: readonly string[], kinds: readonly ArgKind[]
   }
   const name = args[index];
   if (name === undefined) return false;
-  const subcommand = subcommands[name];
+  const subcommand = own(subcommands, name);
   if (!subcommand) return false;
   const rest = args.slice(index + 1);
   const parsed = parseArgs(rest, kinds.slice(index + 1), {
