@@ -64,7 +64,16 @@ export async function loadFileForChange(path: string, signal?: AbortSignal): Pro
       { cause: error },
     );
   }
-  return { exists: true, ...decodeText(bytes), mtimeMs: stats.mtimeMs, size: stats.size };
+  try {
+    return { exists: true, ...decodeText(bytes), mtimeMs: stats.mtimeMs, size: stats.size };
+  } catch (error) {
+    // JavaScript strings stop at about 512 M characters, below the 1 GiB edit limit.
+    throw new EfferentError(
+      ErrorCodes.fileTooLarge,
+      `${path} is too large to edit in memory (${stats.size.toLocaleString('en-US')} bytes). Change it with a streaming tool in Bash (sed -i, a script) instead.`,
+      { cause: error },
+    );
+  }
 }
 
 /**
