@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { PermissionBehavior } from '../../core/index.ts';
 import { aliasSpellings, type CanonicalPath } from '../paths/canonical-path.ts';
-import { anchorPathPattern, pathPatternMatches } from '../rules/path-pattern.ts';
+import { type AnchoredPathPattern, anchorPathPattern, pathPatternMatches } from '../rules/path-pattern.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { toolNameMatches } from '../rules/tool-names.ts';
 import type { Workspace } from './workspace.ts';
@@ -51,6 +51,26 @@ export function parameterRuleMatches(
   return String(value) === match[2];
 }
 
+// Anchoring depends only on the rule and the workspace's cwd and home; decisions reuse it.
+const anchoredRules = new WeakMap<PermissionRule, { key: string; anchored: AnchoredPathPattern }>();
+
+function anchoredRule(
+  rule: PermissionRule,
+  behavior: PermissionBehavior,
+  workspace: Workspace,
+): AnchoredPathPattern {
+  const key = `${behavior}\0${workspace.cwd}\0${workspace.home}`;
+  const cached = anchoredRules.get(rule);
+  if (cached?.key === key) return cached.anchored;
+  const anchored = anchorPathPattern(rule.value.ruleContent ?? '', behavior, {
+    root: rule.root,
+    cwd: workspace.cwd,
+    home: workspace.home,
+  });
+  anchoredRules.set(rule, { key, anchored });
+  return anchored;
+}
+
 /** Every spelling of a path that deny and ask rules are tried against. */
 export function denyPathSpellings(path: CanonicalPath, cwd: string): string[] {
   return [
@@ -92,7 +112,7 @@ export function findPathRule(
   const spellings = denyPathSpellings(path, workspace.cwd);
   const options = { caseInsensitive: true, coverChildren: true };
   return rules.find((rule) => {
-    const anchored = anchorPathPattern(rule.value.ruleContent ?? '', behavior, anchorsFor(rule));
+    const anchored = anchoredRule(rule, behavior, workspace);
     return spellings.some((spelling) => pathPatternMatches(anchored, spelling, options));
   });
 }

@@ -28,6 +28,8 @@ export function createWorkspace(init: Omit<Workspace, 'realpath'> & { realpath?:
 
 /** Every spelling of every working directory (as written and resolved). */
 export function workingDirectories(workspace: Workspace): string[] {
+  const cached = resolvedDirectories.get(workspace);
+  if (cached) return cached;
   const directories = new Set<string>();
   for (const directory of [workspace.projectRoot, ...workspace.additionalDirectories]) {
     const canonical = canonicalizePath(
@@ -39,8 +41,13 @@ export function workingDirectories(workspace: Workspace): string[] {
     directories.add(canonical.lexical);
     directories.add(canonical.physical);
   }
-  return [...directories];
+  const list = [...directories];
+  resolvedDirectories.set(workspace, list);
+  return list;
 }
+
+// One decision checks containment many times; resolve the working directories once per workspace.
+const resolvedDirectories = new WeakMap<Workspace, string[]>();
 
 /** Resolves a path against the workspace. */
 export function resolveInWorkspace(

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Shell rule patterns (`Bash(git *)`, `Bash(npm run test:*)`, `Bash(npm run build)`) compiled to
  * anchored regular expressions.
@@ -43,6 +45,18 @@ function tokenize(pattern: string): Array<{ literal: string } | { star: true }> 
  * means the same; any other `*` matches any run of characters, spaces included.
  */
 export function compileShellPattern(pattern: string): ShellPattern {
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) {
+    compiled = compileUncached(pattern);
+    compiledPatterns.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+// Rules are matched against every subcommand of every call; compiling each pattern once matters.
+const compiledPatterns = new LRUCache<string, ShellPattern>({ max: 8192 });
+
+function compileUncached(pattern: string): ShellPattern {
   if (pattern.endsWith(':*') && !pattern.endsWith('\\:*')) {
     const prefix = pattern.slice(0, -2);
     if (!tokenize(prefix).some((part) => 'star' in part)) return prefixPattern(pattern, prefix);
