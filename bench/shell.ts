@@ -1,0 +1,87 @@
+/**
+ * Shell analysis throughput: commands per second over a realistic mix (the security sample's
+ * commands plus generated pipelines and compound lines), for analyzeCommand and for the plain
+ * parse alone, measured side by side in one run.
+ *
+ *   npx tsx bench/shell.ts [--json]
+ */
+import { readFileSync } from 'node:fs';
+import { analyzeCommand, isReadOnlyCommand, loadShellParser, parseForSecurity } from '../src/shell/index.ts';
+
+const corpus = (
+  JSON.parse(
+    readFileSync(new URL('../src/shell/fixtures/security-sample-bash.json', import.meta.url), 'utf8'),
+  ) as Array<{
+    command: string;
+  }>
+).map((entry) => entry.command);
+
+const stages = [
+  'git status --short',
+  'grep -rn "TODO" src',
+  "sed -n '1,20p' README.md",
+  'find . -name "*.ts" -type f',
+  'sort -u',
+  'head -n 50',
+  'wc -l',
+  "jq '.dependencies'",
+  'rg -n foo src',
+  'timeout 5 nice -n 2 ls -la',
+];
+
+/** Deterministic pseudo-random mix, so runs are comparable. */
+function generated(count: number): string[] {
+  let seed = 42;
+  const next = (): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed;
+  };
+  const lines: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const length = 1 + (next() % 5);
+    const parts = Array.from({ length }, () => stages[next() % stages.length] ?? 'ls');
+    const separator = [' | ', ' && ', '; '][next() % 3] ?? ' | ';
+    lines.push(parts.join(separator) + (next() % 4 === 0 ? ' 2>/dev/null' : ''));
+  }
+  return lines;
+}
+
+function measure(commands: readonly string[], run: (command: string) => unknown, minimumMs = 1500): number {
+  let done = 0;
+  const start = performance.now();
+  while (performance.now() - start < minimumMs) {
+    for (const command of commands) run(command);
+    done += commands.length;
+  }
+  return done / ((performance.now() - start) / 1000);
+}
+
+await loadShellParser();
+const mix = corpus.concat(generated(400));
+// Warm up the JIT and the wasm tiers before measuring.
+measure(mix, (command) => analyzeCommand(command, { cwd: '/srv/proj' }), 500);
+
+const analyzePerSecond = measure(mix, (command) =>
+  analyzeCommand(command, { cwd: '/srv/proj', home: '/home/user' }),
+);
+const parsePerSecond = measure(mix, (command) => parseForSecurity(command));
+const readOnlyPerSecond = measure(mix, (command) => isReadOnlyCommand(command, { cwd: '/srv/proj' }));
+const averageLength = mix.reduce((sum, command) => sum + command.length, 0) / mix.length;
+
+const result = {
+  commandsPerSecond: Math.round(analyzePerSecond),
+  parseForSecurityPerSecond: Math.round(parsePerSecond),
+  isReadOnlyCommandPerSecond: Math.round(readOnlyPerSecond),
+  analyzeToParseRatio: Number((analyzePerSecond / parsePerSecond).toFixed(3)),
+  mixSize: mix.length,
+  averageCommandLength: Math.round(averageLength),
+};
+
+if (process.argv.includes('--json')) console.log(JSON.stringify(result));
+else {
+  console.log(`shell analysis over ${result.mixSize} commands (avg ${result.averageCommandLength} chars)`);
+  console.log(`  analyzeCommand     ${result.commandsPerSecond.toLocaleString()} commands/s`);
+  console.log(`  parseForSecurity   ${result.parseForSecurityPerSecond.toLocaleString()} commands/s`);
+  console.log(`  isReadOnlyCommand  ${result.isReadOnlyCommandPerSecond.toLocaleString()} commands/s`);
+  console.log(`  analyze / parse    ${result.analyzeToParseRatio}`);
+}
