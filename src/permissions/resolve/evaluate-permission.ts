@@ -228,6 +228,17 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
       ruleStep(parameterDeny, 'deny', 'The input matches this parameter rule.'),
     ]);
 
+  if (
+    target.kind !== 'none' &&
+    (!request.workspace.cwd.startsWith('/') || request.workspace.cwd.includes('\\'))
+  ) {
+    // Paths and commands are reasoned about as POSIX; anything else is asked about, never guessed.
+    return askResult(
+      'safety',
+      `the working directory ${request.workspace.cwd} is not a POSIX path this engine can reason about`,
+      true,
+    );
+  }
   const rules: RuleSet =
     mode === 'auto'
       ? { ...request.rules, allow: request.rules.allow.filter((rule) => !isBroadAllowRule(rule)) }
