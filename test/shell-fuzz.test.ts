@@ -11,6 +11,8 @@ import { analyzeCommand, isReadOnlyCommand, loadShellParser, parseForSecurity } 
 const runs = Number(process.env.EFFERENT_FUZZ_RUNS ?? 1000);
 /** A hang detector, not a benchmark: calls take well under a millisecond, but CI machines stall. */
 const perCallMs = 3000;
+/** Test timeout scaled to the run count (about 1 ms per input, with headroom). */
+const testTimeoutMs = Math.max(30_000, runs * 3);
 
 const corpus: string[] = (
   JSON.parse(
@@ -150,54 +152,66 @@ beforeAll(async () => {
 });
 
 describe('shell analyser fuzz', () => {
-  it('never throws or hangs, and never calls a failed analysis read-only', () => {
-    fc.assert(
-      fc.property(anyCommand, (command) => {
-        const parsed = timed(() => parseForSecurity(command));
-        const analysis = timed(() => analyzeCommand(command, { cwd: '/srv/proj', home: '/home/user' }));
-        const readOnly = timed(() => isReadOnlyCommand(command, { cwd: '/srv/proj' }));
-        expect(['simple', 'too-complex']).toContain(parsed.kind);
-        expect(analysis.kind === 'too-complex').toBe(parsed.kind === 'too-complex');
-        if (analysis.kind === 'too-complex' || analysis.tooManySubcommands || analysis.tooLong) {
-          expect(readOnly).toBe(false);
-        } else if (readOnly) {
-          expect(analysis.subcommands.every((subcommand) => subcommand.readOnly)).toBe(true);
-        }
-      }),
-      { numRuns: runs },
-    );
-  });
+  it(
+    'never throws or hangs, and never calls a failed analysis read-only',
+    () => {
+      fc.assert(
+        fc.property(anyCommand, (command) => {
+          const parsed = timed(() => parseForSecurity(command));
+          const analysis = timed(() => analyzeCommand(command, { cwd: '/srv/proj', home: '/home/user' }));
+          const readOnly = timed(() => isReadOnlyCommand(command, { cwd: '/srv/proj' }));
+          expect(['simple', 'too-complex']).toContain(parsed.kind);
+          expect(analysis.kind === 'too-complex').toBe(parsed.kind === 'too-complex');
+          if (analysis.kind === 'too-complex' || analysis.tooManySubcommands || analysis.tooLong) {
+            expect(readOnly).toBe(false);
+          } else if (readOnly) {
+            expect(analysis.subcommands.every((subcommand) => subcommand.readOnly)).toBe(true);
+          }
+        }),
+        { numRuns: runs },
+      );
+    },
+    testTimeoutMs,
+  );
 
-  it('adding a write or a program to a read-only command never stays read-only', () => {
-    const readOnlyBases = corpus.filter((command) => isReadOnlyCommand(command));
-    expect(readOnlyBases.length).toBeGreaterThan(10);
-    const suffixes = [
-      '; rm -rf x',
-      ' > out',
-      ' >> ~/.bashrc',
-      ' | sh',
-      ' && curl x',
-      ' $(touch p)',
-      '\ntouch p',
-      ' &> f',
-    ];
-    fc.assert(
-      fc.property(fc.constantFrom(...readOnlyBases), fc.constantFrom(...suffixes), (base, suffix) => {
-        expect(isReadOnlyCommand(base + suffix)).toBe(false);
-      }),
-      { numRuns: Math.max(100, Math.floor(runs / 10)) },
-    );
-  });
+  it(
+    'adding a write or a program to a read-only command never stays read-only',
+    () => {
+      const readOnlyBases = corpus.filter((command) => isReadOnlyCommand(command));
+      expect(readOnlyBases.length).toBeGreaterThan(10);
+      const suffixes = [
+        '; rm -rf x',
+        ' > out',
+        ' >> ~/.bashrc',
+        ' | sh',
+        ' && curl x',
+        ' $(touch p)',
+        '\ntouch p',
+        ' &> f',
+      ];
+      fc.assert(
+        fc.property(fc.constantFrom(...readOnlyBases), fc.constantFrom(...suffixes), (base, suffix) => {
+          expect(isReadOnlyCommand(base + suffix)).toBe(false);
+        }),
+        { numRuns: Math.max(100, Math.floor(runs / 10)) },
+      );
+    },
+    testTimeoutMs,
+  );
 
-  it('a mutated corpus command is only read-only when it parses as plain simple commands', () => {
-    fc.assert(
-      fc.property(mutated, (command) => {
-        const readOnly = timed(() => isReadOnlyCommand(command));
-        if (!readOnly) return;
-        const parsed = parseForSecurity(command);
-        expect(parsed.kind).toBe('simple');
-      }),
-      { numRuns: runs },
-    );
-  });
+  it(
+    'a mutated corpus command is only read-only when it parses as plain simple commands',
+    () => {
+      fc.assert(
+        fc.property(mutated, (command) => {
+          const readOnly = timed(() => isReadOnlyCommand(command));
+          if (!readOnly) return;
+          const parsed = parseForSecurity(command);
+          expect(parsed.kind).toBe('simple');
+        }),
+        { numRuns: runs },
+      );
+    },
+    testTimeoutMs,
+  );
 });
