@@ -54,6 +54,12 @@ export function buildRules(
       );
       return;
     }
+    if (['Read', 'Edit'].includes(value.toolName) && value.ruleContent?.startsWith('!')) {
+      notices.push(
+        `Skipped rule ${text} (${origin.origin}, ${where}): negated path patterns are not supported; write the positive rule instead.`,
+      );
+      return;
+    }
     const param =
       value.ruleContent === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*):/.exec(value.ruleContent);
     if (param?.[1] && primaryContentFields.has(param[1])) {

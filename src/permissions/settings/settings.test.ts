@@ -106,12 +106,13 @@ describe('loadSettings', () => {
 
   it('skips unanchored allow globs and parameter rules on main fields with a notice', async () => {
     write(join(project, '.efferent', 'settings.json'), {
-      permissions: { allow: ['mcp__*', 'mcp__github__*'], deny: ['Bash(command:rm)'] },
+      permissions: { allow: ['mcp__*', 'mcp__github__*'], deny: ['Bash(command:rm)', 'Read(!src/**)'] },
     });
     const settings = await load();
     expect(texts(settings.rules.allow)).toEqual(['mcp__github__*']);
     expect(settings.rules.deny).toEqual([]);
     expect(settings.notices.join('\n')).toMatch(/mcp__\*/);
+    expect(settings.notices.join('\n')).toMatch(/negated path patterns/);
   });
 
   it('reads .claude/ files only when asked, by option or by a setting', async () => {
