@@ -46,26 +46,45 @@ function generated(count: number): string[] {
   return lines;
 }
 
-function measure(commands: readonly string[], run: (command: string) => unknown, minimumMs = 1500): number {
-  let done = 0;
+/**
+ * Runs every contender over the whole mix in turn, round after round, so machine noise hits them
+ * alike and the ratios stay meaningful on a busy machine.
+ */
+function measureInterleaved(
+  commands: readonly string[],
+  contenders: Record<string, (command: string) => unknown>,
+  totalMs: number,
+): Record<string, number> {
+  const elapsed: Record<string, number> = {};
+  let rounds = 0;
   const start = performance.now();
-  while (performance.now() - start < minimumMs) {
-    for (const command of commands) run(command);
-    done += commands.length;
+  while (performance.now() - start < totalMs) {
+    for (const [name, run] of Object.entries(contenders)) {
+      const roundStart = performance.now();
+      for (const command of commands) run(command);
+      elapsed[name] = (elapsed[name] ?? 0) + (performance.now() - roundStart);
+    }
+    rounds++;
   }
-  return done / ((performance.now() - start) / 1000);
+  const perSecond: Record<string, number> = {};
+  for (const [name, milliseconds] of Object.entries(elapsed))
+    perSecond[name] = (rounds * commands.length) / (milliseconds / 1000);
+  return perSecond;
 }
 
 await loadShellParser();
 const mix = corpus.concat(generated(400));
+const contenders = {
+  analyze: (command: string) => analyzeCommand(command, { cwd: '/srv/proj', home: '/home/user' }),
+  parse: (command: string) => parseForSecurity(command),
+  readOnly: (command: string) => isReadOnlyCommand(command, { cwd: '/srv/proj' }),
+};
 // Warm up the JIT and the wasm tiers before measuring.
-measure(mix, (command) => analyzeCommand(command, { cwd: '/srv/proj' }), 500);
-
-const analyzePerSecond = measure(mix, (command) =>
-  analyzeCommand(command, { cwd: '/srv/proj', home: '/home/user' }),
-);
-const parsePerSecond = measure(mix, (command) => parseForSecurity(command));
-const readOnlyPerSecond = measure(mix, (command) => isReadOnlyCommand(command, { cwd: '/srv/proj' }));
+measureInterleaved(mix, contenders, 500);
+const rates = measureInterleaved(mix, contenders, 4000);
+const analyzePerSecond = rates['analyze'] ?? 0;
+const parsePerSecond = rates['parse'] ?? 0;
+const readOnlyPerSecond = rates['readOnly'] ?? 0;
 const averageLength = mix.reduce((sum, command) => sum + command.length, 0) / mix.length;
 
 const result = {
