@@ -83,12 +83,73 @@ const ask = (kind: AskVerdict['kind'], reason: string, extra: Partial<AskVerdict
   ...extra,
 });
 
-/** A rule suggestion that would allow this subcommand next time: `Bash(npm run *)`-style prefixes. */
+/**
+ * Programs that run whatever code their arguments name: a prefix rule for them would allow anything,
+ * so they are only ever suggested as the exact command.
+ */
+const codeRunners = new Set([
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'python',
+  'python2',
+  'python3',
+  'ruby',
+  'perl',
+  'php',
+  'lua',
+  'bash',
+  'sh',
+  'zsh',
+  'dash',
+  'fish',
+  'ksh',
+  'pwsh',
+  'powershell',
+  'osascript',
+  'env',
+  'xargs',
+  'sudo',
+  'doas',
+  'eval',
+  'exec',
+  'source',
+  '.',
+  'npx',
+  'bunx',
+  'pnpx',
+  'uvx',
+  'time',
+  'timeout',
+  'nice',
+  'nohup',
+  'watch',
+  'ssh',
+  'docker',
+  'kubectl',
+]);
+
+/** Escapes characters that would act as wildcards, so the rule matches only this exact text. */
+function exactRuleContent(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\*/g, '\\*');
+}
+
+/**
+ * A rule suggestion that would allow this subcommand next time: the command and its subcommand as a
+ * prefix (`Bash(npm run *)`, `Bash(git commit *)`) when the second word is a plain lowercase
+ * subcommand; otherwise, and always for programs that run arbitrary code, the exact command.
+ */
 export function suggestRule(subcommand: AnalyzedSubcommandLike, family: string): PermissionSuggestion {
   const [program = '', second] = subcommand.argv;
-  const prefix = second !== undefined && /^[A-Za-z][\w.:-]*$/.test(second) ? `${program} ${second}` : program;
-  const content = subcommand.argv.length <= 1 ? program : `${prefix} *`;
-  return { toolName: family, ruleContent: content, behavior: 'allow' };
+  const exact = {
+    toolName: family,
+    ruleContent: exactRuleContent(canonicalCommandText(subcommand.argv)),
+    behavior: 'allow' as const,
+  };
+  if (subcommand.argv.length <= 1 || codeRunners.has(program)) return exact;
+  if (second === undefined || !/^[a-z][a-z0-9-]*$/.test(second)) return exact;
+  return { toolName: family, ruleContent: `${program} ${second} *`, behavior: 'allow' };
 }
 
 function checkWrites(

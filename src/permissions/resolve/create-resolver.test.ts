@@ -84,6 +84,35 @@ describe('createPermissionResolver', () => {
     expect((await run(denied, 'npm run danger now')).behavior).toBe('deny');
   });
 
+  it('suggests only the exact command for programs that run arbitrary code', async () => {
+    const prompts: PermissionPrompt[] = [];
+    const resolver = resolverWith({
+      askUser: async (prompt) => {
+        prompts.push(prompt);
+        return { choice: 'allow-session' };
+      },
+    });
+    expect((await run(resolver, 'node --test')).behavior).toBe('allow');
+    expect(prompts[0]?.suggestions).toEqual([
+      { toolName: 'Bash', ruleContent: 'node --test', behavior: 'allow' },
+    ]);
+    expect((await run(resolver, 'node --test')).behavior).toBe('allow');
+    expect(prompts).toHaveLength(1);
+    await run(resolver, 'node evil.js');
+    expect(prompts).toHaveLength(2);
+    await run(resolver, 'make build --jobs=4 *.o');
+    expect(prompts[2]?.suggestions).toEqual([
+      { toolName: 'Bash', ruleContent: 'make build *', behavior: 'allow' },
+    ]);
+    // A literal star in the exact command stays literal: the saved rule allows this command only.
+    await run(resolver, 'make -j4 *.o');
+    expect(prompts[3]?.suggestions?.[0]?.ruleContent).toContain('\\*.o');
+    await run(resolver, 'make -j4 *.o');
+    expect(prompts).toHaveLength(4);
+    await run(resolver, 'make -j4 x.o');
+    expect(prompts).toHaveLength(5);
+  });
+
   it('allow-always saves one rule per subcommand, at most five, to .efferent/settings.local.json', async () => {
     const resolver = resolverWith({ askUser: async () => ({ choice: 'allow-always' }) });
     await run(resolver, 'a1 x; a2 x; a3 x; a4 x; a5 x; a6 x');

@@ -138,19 +138,23 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
       ],
       ...(options.realpath ? { realpath: options.realpath } : {}),
     });
+    const toolResult = await toolPermissions(tool, input, context);
     const evaluation = {
       tool: { name: tool.name, aliases: tool.aliases },
       input,
       target: tool.permissionTarget(input, context),
       readOnly: safeReadOnly(tool, input),
-      toolResult: await toolPermissions(tool, input, context),
+      toolResult,
       mode: context.run.permissionMode,
       rules: { ...baseRules, allow: [...baseRules.allow, ...sessionRules] },
       workspace,
       ...(request.hookDecision ? { hookDecision: request.hookDecision } : {}),
       ...(options.shell ? { shell: options.shell } : {}),
     };
-    return evaluatePermission(evaluation);
+    const evaluated = evaluatePermission(evaluation);
+    return toolResult.behavior === 'ask' && toolResult.preview !== undefined
+      ? { ...evaluated, preview: toolResult.preview }
+      : evaluated;
   };
 
   return async (request) => {
@@ -248,6 +252,7 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
       agentId: context.agent.agentId,
       message: call,
       suggestions,
+      ...(first.preview !== undefined ? { preview: first.preview } : {}),
     };
     let answer: PermissionPromptAnswer;
     try {

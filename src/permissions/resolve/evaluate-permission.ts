@@ -49,6 +49,8 @@ export interface Evaluation extends PermissionDecision {
   reason?: string;
   /** The call in words ("run `git push`"), for later messages. */
   call?: string;
+  /** What approving would do (the tool's own preview, e.g. a sed edit's diff), for the prompt. */
+  preview?: string;
 }
 
 /** An unclassifiable variable is treated as dangerous (fail closed). */
