@@ -113,6 +113,36 @@ describe('createPermissionResolver', () => {
     expect(prompts).toHaveLength(5);
   });
 
+  it('shows the tool preview in the prompt and runs the input the tool proposed', async () => {
+    const previewing = buildTool({
+      name: 'Previewing',
+      inputSchema: z.object({ path: z.string() }),
+      prompt: 'Changes a file.',
+      call: async () => ({ data: '' }),
+      checkPermissions: async (input) => ({
+        behavior: 'ask',
+        message: 'Previewing edits a file.',
+        preview: '-old\n+new',
+        updatedInput: { ...input, _approved: 'new' },
+      }),
+    });
+    const prompts: PermissionPrompt[] = [];
+    const resolver = resolverWith({
+      askUser: async (prompt) => {
+        prompts.push(prompt);
+        return { choice: 'allow-once' };
+      },
+    });
+    const decision = await resolver({
+      tool: previewing,
+      input: { path: 'a' },
+      toolUseId: 't',
+      context: contextFor(),
+    });
+    expect(prompts[0]?.preview).toBe('-old\n+new');
+    expect(decision).toMatchObject({ behavior: 'allow', updatedInput: { path: 'a', _approved: 'new' } });
+  });
+
   it('allow-always saves one rule per subcommand, at most five, to .efferent/settings.local.json', async () => {
     const resolver = resolverWith({ askUser: async () => ({ choice: 'allow-always' }) });
     await run(resolver, 'a1 x; a2 x; a3 x; a4 x; a5 x; a6 x');
