@@ -15,6 +15,7 @@ import {
   type AutoModeClassifier,
   type CliSettingsInput,
   createPermissionResolver,
+  createRuleBasedClassifier,
   type LoadedSettings,
   loadDefaultShellAnalyzer,
   loadSettings,
@@ -59,6 +60,7 @@ export interface SessionOptions {
   managedSettingsPath?: string;
   /** The interactive prompt; without it, asks resolve with nobody to answer (refused with an explanation). */
   askUser?: AskUser;
+  /** Auto mode's classifier; default the deterministic rule-based one. */
   classifier?: AutoModeClassifier;
   /** Tools besides the built-ins: MCP tools (with `mcpInfo`) or your own. */
   extraTools?: readonly AnyTool[];
@@ -155,7 +157,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     home,
     onPermissionRequest: permissionRequestHook(hooks),
     ...(options.askUser ? { askUser: options.askUser } : {}),
-    ...(options.classifier ? { classifier: options.classifier } : {}),
+    // Auto mode needs a classifier; the deterministic rule-based one is the default.
+    classifier: options.classifier ?? createRuleBasedClassifier(),
     ...(shell ? { shell } : {}),
   });
   const allTools = getAllBaseTools(options.flags);
