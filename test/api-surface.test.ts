@@ -88,6 +88,7 @@ describe('public API', () => {
       'runAgent',
       'runStreamingTurn',
       'runToolBatches',
+      'startupFileNames',
       'subagentFieldPolicy',
       'systemReminder',
       'textBlock',

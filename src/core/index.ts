@@ -5,6 +5,7 @@ export * from './errors.ts';
 export * from './json-schema.ts';
 export * from './messages.ts';
 export * from './permission-types.ts';
+export * from './protected-paths.ts';
 export * from './read-file-state.ts';
 export * from './session-resources.ts';
 export type * from './tool.ts';

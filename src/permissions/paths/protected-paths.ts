@@ -1,4 +1,5 @@
 import { basename, dirname, posix } from 'node:path';
+import { startupFileNames } from '../../core/index.ts';
 import { isInsideDirectory } from './canonical-path.ts';
 
 /**
@@ -35,27 +36,9 @@ const unprotectedSubdirectories = [
 
 /** File names that are protected wherever they appear. */
 export const protectedFileNames: readonly string[] = [
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.zlogin',
-  '.zlogout',
-  '.kshrc',
-  '.cshrc',
-  '.tcshrc',
-  '.login',
-  '.logout',
-  '.inputrc',
-  '.envrc',
-  '.gitconfig',
+  ...startupFileNames,
   '.gitmodules',
   '.gitattributes',
-  '.npmrc',
   '.pnp.cjs',
   '.pnp.js',
   '.pnp.loader.mjs',

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { startupFileNames } from '../../../core/index.ts';
 
 /**
  * The OS sandbox for shell commands, on bubblewrap (`bwrap`): the whole file system read-only, the
@@ -40,22 +41,14 @@ export interface SandboxInvocation {
 export const protectedWorkspaceEntries = ['.git/hooks', '.git/config', '.efferent', '.claude'] as const;
 
 /** Start-up files in home that run code in every later shell (protected when home is writable). */
-export const protectedHomeEntries = [
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.zlogin',
-  '.gitconfig',
+export const protectedHomeEntries: readonly string[] = [
+  ...startupFileNames,
   '.ssh',
   '.config/git',
+  '.config/fish',
   '.efferent',
   '.claude',
-] as const;
+];
 
 let cachedAvailability: SandboxAvailability | undefined;
 
