@@ -7,8 +7,8 @@ import {
   planEdits,
   planOrThrow,
 } from '../shared/edit-plan.ts';
-import { resolveToolPath } from '../shared/paths.ts';
 import { editPrompt } from './edit.prompt.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to modify'),
@@ -38,15 +38,7 @@ export const EditTool = buildTool<EditInput, EditOutput>({
   prompt: editPrompt,
   description: (input) => (input.file_path ? `Edit ${input.file_path}` : 'Edit a file'),
   userFacingName: () => 'Edit',
-  permissionTarget: (input, context) => ({
-    kind: 'path',
-    path: resolveToolPath(input.file_path, context),
-    access: 'write',
-  }),
-  backfillObservableInput: (input, context) => {
-    if (typeof input['file_path'] === 'string')
-      input['file_path'] = resolveToolPath(input['file_path'], context);
-  },
+  ...pathDeclarations('file_path', 'write'),
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.new_string}`,
   async validateInput(input, context) {
     const plan = await planEdits(input.file_path, [toEdit(input)], context);

@@ -8,6 +8,7 @@ import { locateRipgrep, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const inputSchema = z.strictObject({
   pattern: z.string().describe('The glob pattern to match files against'),
@@ -128,14 +129,7 @@ export function createGlobTool(options: GlobOptions = {}) {
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     interruptBehavior: () => 'cancel',
-    permissionTarget: (input, context) => ({
-      kind: 'path',
-      path: input.path ? resolveToolPath(input.path, context) : context.run.cwd,
-      access: 'read',
-    }),
-    backfillObservableInput: (input, context) => {
-      if (typeof input['path'] === 'string') input['path'] = resolveToolPath(input['path'], context);
-    },
+    ...pathDeclarations('path', 'read'),
     toAutoClassifierInput: (input) => `${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
     async call(input, context) {
       const started = performance.now();

@@ -1,12 +1,13 @@
 import { relative } from 'node:path';
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
-import { isPathInside, resolveToolPath } from '../shared/paths.ts';
+import { isPathInside } from '../shared/paths.ts';
 import { locateRipgrep, ripgrepErrorSummary, runRipgrep } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { grepLimits, grepPrompt } from './grep.prompt.ts';
 import { type GrepSpec, ripgrepArgs, splitGlobs } from './grep-spec.ts';
 import { jsGrep } from './js-grep.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const inputSchema = z.strictObject({
   pattern: z.string().describe('The regular expression pattern to search for in file contents'),
@@ -242,14 +243,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   isConcurrencySafe: () => true,
   interruptBehavior: () => 'cancel',
   maxResultSizeChars: 20_000,
-  permissionTarget: (input, context) => ({
-    kind: 'path',
-    path: input.path ? resolveToolPath(input.path, context) : context.run.cwd,
-    access: 'read',
-  }),
-  backfillObservableInput: (input, context) => {
-    if (typeof input['path'] === 'string') input['path'] = resolveToolPath(input['path'], context);
-  },
+  ...pathDeclarations('path', 'read'),
   toAutoClassifierInput: (input) => `${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async call(input, context) {
     const target = await resolveSearchTarget(input.path, context, true);

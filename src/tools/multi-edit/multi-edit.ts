@@ -7,8 +7,8 @@ import {
   planEdits,
   planOrThrow,
 } from '../shared/edit-plan.ts';
-import { resolveToolPath } from '../shared/paths.ts';
 import { multiEditPrompt } from './multi-edit.prompt.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const editSchema = z.strictObject({
   old_string: z.string().describe('The text to replace'),
@@ -44,15 +44,7 @@ export const MultiEditTool = buildTool<MultiEditInput, EditOutput>({
   description: (input) =>
     input.file_path ? `Edit ${input.file_path} (${input.edits?.length ?? 0} edits)` : 'Edit a file',
   userFacingName: () => 'MultiEdit',
-  permissionTarget: (input, context) => ({
-    kind: 'path',
-    path: resolveToolPath(input.file_path, context),
-    access: 'write',
-  }),
-  backfillObservableInput: (input, context) => {
-    if (typeof input['file_path'] === 'string')
-      input['file_path'] = resolveToolPath(input['file_path'], context);
-  },
+  ...pathDeclarations('file_path', 'write'),
   toAutoClassifierInput: (input) =>
     `${input.file_path}: ${input.edits.map((edit) => edit.new_string).join('\n')}`,
   async validateInput(input, context) {

@@ -21,6 +21,7 @@ import { resolveToolPath } from '../shared/paths.ts';
 import { checkFreshness, recordFullView } from '../shared/read-state.ts';
 import { notebookEditPrompt } from './notebook-edit.prompt.ts';
 import { type CellChange, newCell, sourceLines, spliceNotebook } from './notebook-splice.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const inputSchema = z.strictObject({
   notebook_path: z
@@ -168,15 +169,7 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
   shouldDefer: true,
   description: (input) => (input.notebook_path ? `Edit notebook ${input.notebook_path}` : 'Edit a notebook'),
   userFacingName: () => 'NotebookEdit',
-  permissionTarget: (input, context) => ({
-    kind: 'path',
-    path: resolveToolPath(input.notebook_path, context),
-    access: 'write',
-  }),
-  backfillObservableInput: (input, context) => {
-    if (typeof input['notebook_path'] === 'string')
-      input['notebook_path'] = resolveToolPath(input['notebook_path'], context);
-  },
+  ...pathDeclarations('notebook_path', 'write'),
   toAutoClassifierInput: (input) =>
     `${input.notebook_path} ${input.edit_mode ?? 'replace'}: ${input.new_source}`,
   async validateInput(input, context) {

@@ -22,6 +22,7 @@ import { type PdfView, parsePageRanges, readPdf } from './read-pdf.ts';
 import { outputCharBudget, readTextWindow, type TextView } from './read-text.ts';
 import { readLimits, readPrompt } from './read.prompt.ts';
 import { resolveReadableFile } from './resolve-file.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to read'),
@@ -158,15 +159,7 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
   isConcurrencySafe: () => true,
   maxResultSizeChars: Number.POSITIVE_INFINITY,
   interruptBehavior: () => 'cancel',
-  permissionTarget: (input, context) => ({
-    kind: 'path',
-    path: resolveToolPath(input.file_path, context),
-    access: 'read',
-  }),
-  backfillObservableInput: (input, context) => {
-    if (typeof input['file_path'] === 'string')
-      input['file_path'] = resolveToolPath(input['file_path'], context);
-  },
+  ...pathDeclarations('file_path', 'read'),
   toAutoClassifierInput: (input) => input.file_path,
   async validateInput(input, context) {
     const path = resolveToolPath(input.file_path, context);

@@ -5,6 +5,7 @@ import { commitText, type LoadedFile, loadFileForChange } from '../shared/file-c
 import { resolveToolPath } from '../shared/paths.ts';
 import { checkFreshness } from '../shared/read-state.ts';
 import { writePrompt } from './write.prompt.ts';
+import { pathDeclarations } from '../shared/path-declarations.ts';
 
 const inputSchema = z.strictObject({
   file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
@@ -52,15 +53,7 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
   prompt: writePrompt,
   description: (input) => (input.file_path ? `Write ${input.file_path}` : 'Write a file'),
   userFacingName: () => 'Write',
-  permissionTarget: (input, context) => ({
-    kind: 'path',
-    path: resolveToolPath(input.file_path, context),
-    access: 'write',
-  }),
-  backfillObservableInput: (input, context) => {
-    if (typeof input['file_path'] === 'string')
-      input['file_path'] = resolveToolPath(input['file_path'], context);
-  },
+  ...pathDeclarations('file_path', 'write'),
   toAutoClassifierInput: (input) => `${input.file_path}: ${input.content}`,
   async validateInput(input, context) {
     const checked = await checkWritable(input, context);
