@@ -218,6 +218,14 @@ function checkWrites(
   return pending;
 }
 
+/** True when the command writes a file through an output redirect (not to /dev/null and the like). */
+function writesThroughRedirect(subcommand: AnalyzedSubcommandLike): boolean {
+  return subcommand.redirects.some(
+    (redirect) =>
+      /^(?:>|>>|>\||&>|&>>|>&)$/.test(redirect.operator) && !harmlessWriteTargets.has(redirect.target),
+  );
+}
+
 function checkCriticalRemoval(
   subcommand: AnalyzedSubcommandLike,
   context: SubcommandCheckContext,
@@ -342,6 +350,11 @@ export function checkSubcommand(
     unknownRead ??= `${coveringDirectory.lexical} (a directory holding files a deny rule covers)`;
   const writes = checkWrites(subcommand, context);
   if (writes?.behavior === 'deny') return writes;
+  // A write inside the working directories that only needs approval because nothing allowed it may
+  // be allowed by an explicit rule for the command (`Bash(touch *)` covers `touch notes.txt`); a write
+  // through a redirect may not: `Bash(echo *)` must not let `echo x > src/app.ts` through.
+  const ruleMaySettleWrites =
+    writes?.behavior === 'ask' && writes.kind === 'default' && !writesThroughRedirect(subcommand);
 
   const askRule = context.shellRules.ask.find((rule) => shellRuleMatches(rule, spellings));
   if (askRule)
@@ -351,7 +364,7 @@ export function checkSubcommand(
     });
   const critical = checkCriticalRemoval(subcommand, context);
   if (critical) return critical;
-  if (writes) return writes;
+  if (writes && !ruleMaySettleWrites) return writes;
   if (unknownRead !== undefined && context.pathRules.readDeny.length > 0) {
     return ask(
       'safety',
@@ -407,6 +420,7 @@ export function checkSubcommand(
       };
     }
   }
+  if (writes) return writes;
   if (subcommand.readOnly && allEnvSafe) {
     const reads = nonReadingCommands.has(subcommand.argv[0] ?? '') ? [] : readPaths;
     const outside = reads.find((path) => !isInWorkspace(path, workspace));
