@@ -1,19 +1,16 @@
-import { resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import {
   EfferentError,
   type PermissionMode,
-  permissionModes,
   type ToolResultBlock,
   type ToolUseBlock,
 } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
 import { createSession } from '../../agent/index.ts';
+import { addSessionFlags, type SessionFlags, sessionOptionsFromFlags } from '../terminal/session-flags.ts';
 
-interface CallFlags {
-  cwd?: string;
+interface CallFlags extends SessionFlags {
   mode?: PermissionMode;
-  settings?: string;
   json?: boolean;
 }
 
@@ -49,43 +46,34 @@ export function renderToolResult(result: ToolResultBlock): string {
 
 /** `efferent call TOOL JSON`: one call through the whole pipeline; exit 1 when the result is an error. */
 export function registerCallCommand(program: Command): void {
-  program
+  const command = program
     .command('call')
     .description('Run one tool call through the whole pipeline and print the tool_result.')
     .argument('<tool>', 'tool name as the model sees it (e.g. Read, Bash, Grep)')
     .argument('<input>', 'the tool input as a JSON object, e.g. \'{"file_path":"README.md"}\'')
-    .option('--cwd <dir>', 'working directory and project root (default: the current directory)')
-    .addOption(new Option('--mode <mode>', 'permission mode').choices([...permissionModes]))
-    .option('--settings <file-or-json>', 'extra settings file or JSON')
-    .option('--json', 'print the tool_result block as JSON')
-    .action(async (toolName: string, inputText: string, flags: CallFlags) => {
-      const input = parseToolInput(inputText);
-      const cwd = resolve(flags.cwd ?? process.cwd());
-      const session = await createSession({
-        cwd,
-        model: 'none',
-        ...(flags.mode ? { permissionMode: flags.mode } : {}),
-        ...(flags.settings ? { cli: { settings: flags.settings } } : {}),
-      });
-      try {
-        if (!findTool(session.tools, toolName)) {
-          const names = session.tools.map((tool) => tool.name).join(', ');
-          throw new EfferentError('usage', `Unknown tool "${toolName}". Available: ${names}.`);
-        }
-        const block: ToolUseBlock = { type: 'tool_use', id: 'toolu_cli_1', name: toolName, input };
-        let result: ToolResultBlock | undefined;
-        for await (const event of session.runTool(block, session.context)) {
-          if (event.type === 'progress' && !flags.json)
-            process.stderr.write(`… ${JSON.stringify(event.data)}\n`);
-          if (event.type === 'result') result = event.result;
-        }
-        if (!result) throw new EfferentError('internal', 'The pipeline ended without a result.');
-        process.stdout.write(
-          flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderToolResult(result)}\n`,
-        );
-        process.exitCode = result.isError ? 1 : 0;
-      } finally {
-        await session.dispose();
+    .option('--json', 'print the tool_result block as JSON');
+  addSessionFlags(command, '--mode').action(async (toolName: string, inputText: string, flags: CallFlags) => {
+    const input = parseToolInput(inputText);
+    const session = await createSession({ ...sessionOptionsFromFlags(flags, flags.mode), model: 'none' });
+    try {
+      if (!findTool(session.tools, toolName)) {
+        const names = session.tools.map((tool) => tool.name).join(', ');
+        throw new EfferentError('usage', `Unknown tool "${toolName}". Available: ${names}.`);
       }
-    });
+      const block: ToolUseBlock = { type: 'tool_use', id: 'toolu_cli_1', name: toolName, input };
+      let result: ToolResultBlock | undefined;
+      for await (const event of session.runTool(block, session.context)) {
+        if (event.type === 'progress' && !flags.json)
+          process.stderr.write(`… ${JSON.stringify(event.data)}\n`);
+        if (event.type === 'result') result = event.result;
+      }
+      if (!result) throw new EfferentError('internal', 'The pipeline ended without a result.');
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderToolResult(result)}\n`,
+      );
+      process.exitCode = result.isError ? 1 : 0;
+    } finally {
+      await session.dispose();
+    }
+  });
 }
