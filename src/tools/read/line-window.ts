@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { type LineIndex, nearestStart, recordChunkStart } from './line-index.ts';
 import { releaseNewlineCounter, takeNewlineCounter } from './newline-count.ts';
+import { prescanLineIndex } from './prescan.ts';
 
 /** What to read from a large text file. */
 export interface LineWindowRequest {
@@ -33,10 +34,13 @@ export interface LineWindow {
 }
 
 /** Bytes read per system call. */
-export const readChunkBytes = 8 << 20;
+export const readChunkBytes = 4 << 20;
 
 /** Distance between the positions the line index remembers; a warm read skips at most this much. */
 export const windowChunkBytes = 1 << 20;
+
+/** Files at least this large are pre-scanned with several reads in flight before a deep window. */
+export const prescanMinBytes = 64 << 20;
 
 /** `cat -n` adds a 6-column number, a tab and a newline to every line. */
 export const numberingOverhead = 8;
@@ -50,6 +54,29 @@ export const numberingOverhead = 8;
 export async function readLineWindow(path: string, request: LineWindowRequest): Promise<LineWindow> {
   const step = request.index?.chunkBytes ?? windowChunkBytes;
   const chunkBytes = request.readBytes ?? Math.max(step, Math.floor(readChunkBytes / step) * step);
+  const handle = await open(path, 'r');
+  try {
+    if (request.index && request.startLine > 0 && (await handle.stat()).size >= prescanMinBytes) {
+      await prescanLineIndex(handle, {
+        index: request.index,
+        startLine: request.startLine,
+        chunkBytes,
+        inFlight: 6,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    }
+    return await readWindowFrom(handle, request, step, chunkBytes);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readWindowFrom(
+  handle: Awaited<ReturnType<typeof open>>,
+  request: LineWindowRequest,
+  step: number,
+  chunkBytes: number,
+): Promise<LineWindow> {
   const start = request.index ? nearestStart(request.index, request.startLine) : { byte: 0, newlines: 0 };
   const maxLineBytes = request.maxLineChars * 4;
   const counter = takeNewlineCounter(chunkBytes);
@@ -92,7 +119,6 @@ export async function readLineWindow(path: string, request: LineWindowRequest): 
 
   // A warm start is at most one step before the window: read a little first, full chunks after.
   let readSize = start.byte > 0 ? Math.min(chunkBytes, 2 * step) : chunkBytes;
-  const handle = await open(path, 'r');
   try {
     for (;;) {
       request.signal?.throwIfAborted();
@@ -156,6 +182,5 @@ export async function readLineWindow(path: string, request: LineWindowRequest): 
     return result;
   } finally {
     releaseNewlineCounter(counter);
-    await handle.close();
   }
 }

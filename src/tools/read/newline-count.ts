@@ -216,7 +216,7 @@ export function createNewlineCounter(size: number, forceJs = false): NewlineCoun
 // Idle counters kept for reuse: allocating a fresh multi-megabyte WebAssembly memory per read costs more
 // than the read itself once the line index is warm. Each caller owns the counter it took until released.
 const idle: NewlineCounter[] = [];
-const maxIdle = 2;
+const maxIdle = 3;
 
 /** A counter of exactly `size` bytes from the idle pool, or a new one. */
 export function takeNewlineCounter(size: number): NewlineCounter {
