@@ -59,13 +59,21 @@ describe('prescanLineIndex', () => {
             countAllLines: false,
             index,
           });
-          expect(window.lines).toEqual(
-            lines.slice(startLine, startLine + 3).map((line) => line.replace(/\r$/, '')),
-          );
+          // A final newline ends the last line rather than starting an empty one; an empty file has none.
+          const fileLines = text === '' ? [] : (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
+          expect(window.lines).toEqual(fileLines.slice(startLine, startLine + 3));
           expect(nearestStart(index, startLine).newlines).toBeLessThanOrEqual(startLine);
         },
       ),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        // Edge cases every run covers: an empty file, a final newline, a line past the end.
+        examples: [
+          [[''], 1, 0],
+          [['a', ''], 2, 1],
+          [['a', 'b'], 3, 5],
+        ],
+      },
     );
   });
 });
