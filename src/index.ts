@@ -14,10 +14,8 @@ export {
   findTool,
   getAllBaseTools,
   isMcpTool,
-  isStrictCompatible,
   type ProviderToolDefinition,
   type SchemaProvider,
-  toGeminiSchema,
   toProviderTool,
   toProviderTools,
 } from './registry/index.ts';

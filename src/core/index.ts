@@ -2,8 +2,10 @@
 export * from './build-tool.ts';
 export * from './context.ts';
 export * from './errors.ts';
+export { toGeminiSchema } from './gemini-schema.ts';
 export * from './json-schema.ts';
 export * from './messages.ts';
+export { isStrictCompatible } from './openai-strict.ts';
 export * from './permission-types.ts';
 export * from './protected-paths.ts';
 export * from './read-file-state.ts';

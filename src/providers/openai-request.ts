@@ -83,6 +83,11 @@ export function toOpenAIMessages(systemPrompt: string, messages: readonly Messag
 export function toOpenAITools(tools: readonly ToolDescriptor[]): OpenAI.Chat.ChatCompletionTool[] {
   return tools.map((tool) => ({
     type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema,
+      ...(tool.strict ? { strict: true } : {}),
+    },
   }));
 }

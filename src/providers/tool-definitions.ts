@@ -1,4 +1,4 @@
-import { type AnyTool, type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
+import { type AnyTool, isStrictCompatible, type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
 
 /** What every provider needs to know about one tool. */
 export interface ToolDescriptor {
@@ -7,6 +7,8 @@ export interface ToolDescriptor {
   inputSchema: JsonSchema;
   /** True for tools from MCP servers; they come after the built-ins. */
   isMcp: boolean;
+  /** The tool asks for strict schema adherence and its schema allows it (OpenAI's `strict`). */
+  strict: boolean;
 }
 
 /** Describes the pool for a request, keeping its order (built-ins first, MCP after). */
@@ -15,11 +17,15 @@ export async function describeTools(
   isNonInteractive: boolean,
 ): Promise<ToolDescriptor[]> {
   return Promise.all(
-    tools.map(async (tool) => ({
-      name: tool.name,
-      description: await tool.prompt({ tools, isNonInteractive }),
-      inputSchema: toolInputJsonSchema(tool),
-      isMcp: tool.mcpInfo !== undefined,
-    })),
+    tools.map(async (tool) => {
+      const inputSchema = toolInputJsonSchema(tool);
+      return {
+        name: tool.name,
+        description: await tool.prompt({ tools, isNonInteractive }),
+        inputSchema,
+        isMcp: tool.mcpInfo !== undefined,
+        strict: tool.strict && isStrictCompatible(inputSchema),
+      };
+    }),
   );
 }

@@ -1,6 +1,10 @@
-import { type AnyTool, type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
-import { toGeminiSchema } from './gemini-schema.ts';
-import { isStrictCompatible } from './openai-strict.ts';
+import {
+  type AnyTool,
+  isStrictCompatible,
+  type JsonSchema,
+  toGeminiSchema,
+  toolInputJsonSchema,
+} from '../core/index.ts';
 
 /** The providers efferent can describe tools for. */
 export type SchemaProvider = 'anthropic' | 'openai' | 'gemini';

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AnyTool, buildTool, type JsonSchema } from '../core/index.ts';
-import { toGeminiSchema } from './gemini-schema.ts';
-import { isStrictCompatible } from './openai-strict.ts';
+import {
+  type AnyTool,
+  buildTool,
+  isStrictCompatible,
+  type JsonSchema,
+  toGeminiSchema,
+} from '../core/index.ts';
 import { toProviderTools } from './provider-schemas.ts';
 import { assembleToolPool, findTool } from './tool-pool.ts';
 

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../core/index.ts';
+import type { JsonSchema } from './tool.ts';
 
 /** The OpenAPI-3.0 subset Gemini function declarations accept. */
 const geminiKeywords = new Set([

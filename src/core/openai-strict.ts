@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../core/index.ts';
+import type { JsonSchema } from './tool.ts';
 
 /** Keywords OpenAI's strict structured-output mode understands. */
 const strictKeywords = new Set([
