@@ -15,7 +15,7 @@ import { blockedPathReason } from '../shared/device-paths.ts';
 import { numberLines } from '../shared/line-numbers.ts';
 import { parseNotebook } from '../shared/notebook.ts';
 import { resolveToolPath } from '../shared/paths.ts';
-import { looksBinary } from '../shared/text-file.ts';
+import { hasTextBom, looksBinary } from '../shared/text-file.ts';
 import { type ImageView, isImageMime, prepareImage } from './read-image.ts';
 import { formatCell, type NotebookCellView, notebookCells } from './read-notebook.ts';
 import { type PdfView, parsePageRanges, readPdf } from './read-pdf.ts';
@@ -187,7 +187,8 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     if (extname(path).toLowerCase() === '.ipynb')
       return { data: await readNotebookFile(path, stats, context) };
     const header = await readHeader(path);
-    const detected = await fileTypeFromBuffer(header);
+    // A UTF-16LE BOM (FF FE) is also an MPEG audio frame sync, so sniffing would call such text audio.
+    const detected = hasTextBom(header) ? undefined : await fileTypeFromBuffer(header);
     if (detected && isImageMime(detected.mime)) {
       const bytes = await readFile(path, { signal: context.run.abortController.signal });
       return {

@@ -28,6 +28,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 export function detectLineEnding(text: string): LineEndingStyle {
   const crlf = text.split('\r\n').length - 1;
   if (crlf === 0) return 'LF';
+  // `\r\r\n` would decode to `\r\n` and be written back as one CRLF, losing a byte: edit such files as is.
+  if (text.includes('\r\r\n')) return 'mixed';
   const lf = text.split('\n').length - 1;
   return crlf === lf ? 'CRLF' : 'mixed';
 }
@@ -72,6 +74,12 @@ export function encodeText(text: string, format: TextFormat): Buffer {
 
 /** The format of a new file: UTF-8, no BOM, LF. */
 export const defaultTextFormat: TextFormat = { encoding: 'utf8', bom: false, lineEnding: 'LF' };
+
+/** True when the bytes start with a UTF-8 or UTF-16LE byte order mark: text, whatever magic-number sniffing says. */
+export function hasTextBom(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return true;
+  return bytes[0] === utf8Bom[0] && bytes[1] === utf8Bom[1] && bytes[2] === utf8Bom[2];
+}
 
 /** True when the bytes look binary: a NUL byte in the first 8 KB (UTF-16 with a BOM is text). */
 export function looksBinary(bytes: Uint8Array): boolean {

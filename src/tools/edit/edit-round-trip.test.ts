@@ -1,0 +1,66 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EditOutput } from '../shared/edit-plan.ts';
+import { makeTempProject, runTool, type TempProject } from '../shared/test-support.ts';
+import { MultiEditTool } from '../multi-edit/multi-edit.ts';
+import { ReadTool } from '../read/read.ts';
+import { EditTool } from './edit.ts';
+
+let project: TempProject;
+beforeEach(async () => {
+  project = await makeTempProject();
+});
+afterEach(async () => {
+  await project.cleanup();
+});
+
+const file = (name: string) => join(project.root, name);
+async function seedAndRead(name: string, content: Buffer): Promise<string> {
+  await writeFile(file(name), content);
+  const read = await runTool(ReadTool, { file_path: file(name) }, project.context);
+  if (!read.ok) throw new Error(read.message);
+  return read.text;
+}
+
+describe('Edit keeps every byte it did not change', () => {
+  it('keeps a stray carriage return before a CRLF line ending', async () => {
+    await seedAndRead('cr.txt', Buffer.from('one\r\r\ntwo\r\nthree\r\n'));
+    const outcome = await runTool<EditOutput>(
+      EditTool,
+      { file_path: file('cr.txt'), old_string: 'three', new_string: 'THREE' },
+      project.context,
+    );
+    expect(outcome.ok).toBe(true);
+    expect((await readFile(file('cr.txt'))).toString('latin1')).toBe('one\r\r\ntwo\r\nTHREE\r\n');
+  });
+
+  it('keeps lone carriage returns in a CRLF file through MultiEdit', async () => {
+    await seedAndRead('cr2.txt', Buffer.from('progress 10%\r20%\r\ndone\r\n'));
+    const outcome = await runTool<EditOutput>(
+      MultiEditTool,
+      { file_path: file('cr2.txt'), edits: [{ old_string: 'done', new_string: 'finished' }] },
+      project.context,
+    );
+    expect(outcome.ok).toBe(true);
+    expect((await readFile(file('cr2.txt'))).toString('latin1')).toBe('progress 10%\r20%\r\nfinished\r\n');
+  });
+
+  it('reads and edits a UTF-16LE file with a BOM, byte for byte', async () => {
+    const bom = Buffer.from([0xff, 0xfe]);
+    const text = await seedAndRead(
+      'u16.txt',
+      Buffer.concat([bom, Buffer.from('héllo wörld\r\nsecond line\r\n', 'utf16le')]),
+    );
+    expect(text).toContain('héllo wörld');
+    const outcome = await runTool<EditOutput>(
+      EditTool,
+      { file_path: file('u16.txt'), old_string: 'second', new_string: 'zweite' },
+      project.context,
+    );
+    expect(outcome.ok).toBe(true);
+    expect(await readFile(file('u16.txt'))).toEqual(
+      Buffer.concat([bom, Buffer.from('héllo wörld\r\nzweite line\r\n', 'utf16le')]),
+    );
+  });
+});
