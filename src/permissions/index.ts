@@ -48,6 +48,13 @@ export {
   evaluatePermission,
 } from './resolve/evaluate-permission.ts';
 export { createWorkspace, type Workspace } from './resolve/workspace.ts';
+export {
+  evaluateRuleCondition,
+  matchesRuleCondition,
+  type RuleConditionCall,
+  type RuleConditionOptions,
+  type RuleConditionResult,
+} from './rule-condition.ts';
 export { buildRules, type RuleOrigin } from './rules/build-rules.ts';
 export { compileDomainPattern, domainMatches, hostOfUrl } from './rules/domain-pattern.ts';
 export { escapeRuleContent, parseRule, printRule, unescapeRuleContent } from './rules/parse-rule.ts';
