@@ -226,10 +226,15 @@ export class StreamingToolExecutor {
         // A call still streaming may turn out unsafe, so nothing after it may overtake it.
         if (call.status === 'receiving') break;
         if (call.status !== 'queued') continue;
-        if (this.#canStart(call)) this.#start(call);
-        else if (!call.safe) break; // keeps unsafe calls in order and alone
+        if (this.#canStart(call)) {
+          // An unsafe call starts only when nothing runs, so the batch before it is over.
+          if (!call.safe) this.#applyPendingModifiers();
+          this.#start(call);
+        } else if (!call.safe) break; // keeps unsafe calls in order and alone
       }
     }
+    // Nothing runs and no waiting safe call could join the batch: it is over.
+    if (this.#executingCount().total === 0) this.#applyPendingModifiers();
     while (this.#nextToYield < this.#calls.length) {
       const call = this.#calls[this.#nextToYield];
       if (call?.status !== 'completed' || !call.outcome) break;
@@ -296,11 +301,13 @@ export class StreamingToolExecutor {
       if (call.safe) this.#pendingModifiers.push({ index: call.index, modifier: final.contextModifier });
       else this.#context = final.contextModifier(this.#context);
     }
-    if (this.#executingCount().total === 0) this.#applyPendingModifiers();
     this.#advance();
   }
 
-  /** Modifiers of concurrent calls wait until their batch is over, then apply in call order. */
+  /**
+   * Modifiers of concurrent calls wait until their batch is over, then apply in call order; every call
+   * of a batch starts from the same context, whatever the concurrency limit.
+   */
   #applyPendingModifiers(): void {
     this.#pendingModifiers.sort((left, right) => left.index - right.index);
     for (const { modifier } of this.#pendingModifiers.splice(0)) this.#context = modifier(this.#context);
