@@ -123,6 +123,58 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     expect(commit.data.stdout.trim()).toBe('1');
   });
 
+  it('keeps .git itself in place, so a command cannot swap in a repository whose config runs code', async () => {
+    setUp();
+    execFileSync('git', ['init', '-q'], { cwd: project.root });
+    const marker = join(outside, 'fsmonitor-ran');
+    const evilConfig = `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \\"touch ${marker}; false\\"\\n`;
+    const swap = await run(
+      `mv .git .git-old && mkdir .git && cp -r .git-old/HEAD .git-old/objects .git-old/refs .git/ && printf "${evilConfig}" > .git/config`,
+    );
+    expect(swap.data.exitCode).not.toBe(0);
+    const redirect = await run(
+      `git init -q --bare evil && printf "${evilConfig}" > evil/config && echo ../evil > .git/commondir`,
+    );
+    expect(redirect.data.exitCode).toBe(0);
+    expect(existsSync(join(project.root, '.git/commondir'))).toBe(false);
+    execFileSync('git', ['status', '--short'], { cwd: project.root, stdio: 'ignore' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("keeps a worktree's .git file read-only", async () => {
+    setUp();
+    execFileSync('git', ['init', '-q', join(project.root, 'main')]);
+    execFileSync('git', [
+      '-C',
+      join(project.root, 'main'),
+      '-c',
+      'user.email=t@e',
+      '-c',
+      'user.name=t',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'one',
+    ]);
+    const worktree = join(outside, 'wt');
+    execFileSync('git', ['-C', join(project.root, 'main'), 'worktree', 'add', '-q', worktree]);
+    const before = readFileSync(join(worktree, '.git'), 'utf8');
+    // The worktree is the project here; its repository lives elsewhere.
+    const inside = makeShellProject({ cwd: worktree });
+    try {
+      const { result } = await callTool<BashOutput>(
+        sandboxed,
+        { command: 'echo "gitdir: ./evil" > .git' },
+        inside.context,
+      );
+      expect(result.data.exitCode).not.toBe(0);
+      expect(readFileSync(join(worktree, '.git'), 'utf8')).toBe(before);
+    } finally {
+      await inside.cleanup();
+    }
+  });
+
   it('does not let a command create missing settings directories, and leaves no placeholder behind', async () => {
     setUp();
     const { data } = await run('mkdir -p .claude && echo "{}" > .claude/settings.json; mkdir .efferent');

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startupFileNames } from '../../../core/index.ts';
 
@@ -115,11 +115,31 @@ export function buildSandboxInvocation(
     }
     args.push('--ro-bind', path, path);
   };
+  const mustNotAppear: string[] = [];
   for (const directory of writable) {
+    const gitEntry = join(directory, '.git');
+    const gitKind = entryKind(gitEntry);
+    // A worktree's or submodule's `.git` file names the repository git trusts: keep it as it is.
+    if (gitKind === 'file') args.push('--ro-bind', gitEntry, gitEntry);
+    // Binding .git onto itself makes it a mount point, which cannot be renamed or removed, so the
+    // command cannot set a fresh repository (with its own config) in its place.
+    if (gitKind === 'directory') args.push('--bind', gitEntry, gitEntry);
     for (const entry of protectedWorkspaceEntries) {
       // .git/hooks and .git/config only matter in a real repository.
-      if (entry.startsWith('.git/') && !existsSync(join(directory, '.git'))) continue;
+      if (entry.startsWith('.git/') && gitKind !== 'directory') continue;
       protect(join(directory, entry));
+    }
+    if (gitKind === 'directory') {
+      // These redirect where git reads its config from; an empty placeholder would break git, so an
+      // existing one is kept read-only and a new one is removed when the command ends.
+      for (const name of gitConfigRedirects) {
+        const path = join(gitEntry, name);
+        if (entryKind(path) === 'missing') mustNotAppear.push(path);
+        else args.push('--ro-bind', path, path);
+      }
+      for (const module of submoduleGitDirectories(gitEntry)) {
+        for (const name of ['hooks', 'config']) protect(join(module, name));
+      }
     }
   }
   if (writable.some((directory) => isInside(policy.homeDirectory, directory))) {
@@ -134,8 +154,33 @@ export function buildSandboxInvocation(
     args,
     cleanup() {
       for (const path of placeholders) removePlaceholder(path);
+      for (const path of mustNotAppear) rmSync(path, { recursive: true, force: true });
     },
   };
+}
+
+/** Files in a git directory that make git read its config from somewhere else. */
+const gitConfigRedirects = ['commondir', 'config.worktree'] as const;
+
+function entryKind(path: string): 'missing' | 'file' | 'directory' | 'other' {
+  try {
+    const info = lstatSync(path);
+    return info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other';
+  } catch {
+    return 'missing';
+  }
+}
+
+/** The git directories of submodules (`.git/modules/<name>`), whose hooks and config run code too. */
+function submoduleGitDirectories(gitDirectory: string): string[] {
+  const modules = join(gitDirectory, 'modules');
+  try {
+    return readdirSync(modules, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(modules, entry.name));
+  } catch {
+    return [];
+  }
 }
 
 function isSymlink(path: string): boolean {
