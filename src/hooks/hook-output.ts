@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { HookEvent, HookJSONOutput } from './types.ts';
 
-/** Hook output strings longer than this are cut, as Claude Code does. */
+/** Hook output strings longer than this do not go to the model inline, as in Claude Code. */
 export const hookOutputCharLimit = 10_000;
 
-/** Cuts a string at the hook output limit, saying how much was dropped. */
+/** Cuts a string at the hook output limit, saying how much was dropped (when it cannot be saved to a file). */
 export function capHookText(text: string): string {
   if (text.length <= hookOutputCharLimit) return text;
   const dropped = text.length - hookOutputCharLimit;
@@ -89,7 +89,7 @@ export function interpretCommandExit(
 ): HookResult {
   const result: HookResult = { hook };
   const stdout = run.stdout.trim();
-  const stderr = capHookText(run.stderr.trim());
+  const stderr = run.stderr.trim();
   if (run.exitCode === 2) {
     const reason = stderr || `Blocked by hook ${hook} (exit code 2, no message on stderr).`;
     if (exitTwoIgnored.has(event)) result.error = reason;
@@ -108,7 +108,7 @@ export function interpretCommandExit(
     if (parsed.ok) result.output = parsed.output;
     else result.error = parsed.message;
   } else if (stdout !== '' && run.exitCode === 0) {
-    result.plainText = capHookText(stdout);
+    result.plainText = stdout;
   }
   if (run.exitCode !== 0) {
     const detail = stderr || `exit code ${run.exitCode ?? 'unknown'}`;

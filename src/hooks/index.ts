@@ -5,5 +5,6 @@ export * from './hook-output.ts';
 export * from './matcher.ts';
 export * from './merge-outcome.ts';
 export * from './runner.ts';
+export * from './spill-output.ts';
 export type * from './types.ts';
 export { hookEvents } from './types.ts';

@@ -1,4 +1,4 @@
-import { capHookText, type HookResult } from './hook-output.ts';
+import type { HookResult } from './hook-output.ts';
 import type { HookEvent, HookOutcome, HookPermissionBehavior } from './types.ts';
 
 const decisionRank: Record<HookPermissionBehavior, number> = { deny: 3, defer: 2, ask: 1, allow: 0 };
@@ -35,11 +35,11 @@ export function mergeHookResults(event: HookEvent, results: readonly HookResult[
     if (!output) continue;
     if (output.continue === false && !outcome.stop) {
       outcome.stop = {
-        reason: capHookText(output.stopReason ?? 'A hook stopped the run.'),
+        reason: output.stopReason ?? 'A hook stopped the run.',
         hook: result.hook,
       };
     }
-    if (output.systemMessage) outcome.systemMessages.push(capHookText(output.systemMessage));
+    if (output.systemMessage) outcome.systemMessages.push(output.systemMessage);
 
     const specific = output.hookSpecificOutput;
     let behavior = specific?.permissionDecision;
@@ -49,17 +49,17 @@ export function mergeHookResults(event: HookEvent, results: readonly HookResult[
       behavior = output.decision === 'approve' ? 'allow' : 'deny';
       reason = output.reason;
     } else if (output.decision === 'block') {
-      outcome.blockReasons.push(capHookText(output.reason ?? `Blocked by hook ${result.hook}.`));
+      outcome.blockReasons.push(output.reason ?? `Blocked by hook ${result.hook}.`);
     }
     if (event === 'PreToolUse' && behavior !== undefined) {
       const current = outcome.permissionDecision;
       if (!current || decisionRank[behavior] > decisionRank[current.behavior]) {
         outcome.permissionDecision = { behavior, hook: result.hook };
-        if (reason !== undefined) outcome.permissionDecision.reason = capHookText(reason);
+        if (reason !== undefined) outcome.permissionDecision.reason = reason;
       }
     }
     if (specific?.updatedInput) outcome.updatedInput = specific.updatedInput;
-    if (specific?.additionalContext) outcome.additionalContext.push(capHookText(specific.additionalContext));
+    if (specific?.additionalContext) outcome.additionalContext.push(specific.additionalContext);
     if (specific && 'updatedToolOutput' in specific && specific.updatedToolOutput !== undefined) {
       outcome.updatedToolOutput = { value: specific.updatedToolOutput };
     }

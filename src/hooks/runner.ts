@@ -1,16 +1,17 @@
 import { runCommandHook } from './command-hook.ts';
-import { capHookText, type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
+import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
 import { emptyHookOutcome, mergeHookResults } from './merge-outcome.ts';
+import { limitOutcomeText } from './spill-output.ts';
 import type {
   CommandHookHandler,
   HookCallback,
   HookEvent,
   HookInput,
   HookOutcome,
-  HookRunner,
   HookRunnerConfig,
   HookRunOptions,
+  OwnedHookRunner,
 } from './types.ts';
 
 /** Default command timeout (seconds), and the shorter defaults some events have. */
@@ -22,6 +23,21 @@ const eventTimeoutSeconds: Partial<Record<HookEvent, number>> = {
 };
 /** Default timeout (seconds) of an in-process hook. */
 export const defaultCallbackHookTimeoutSeconds = 60;
+
+/** The events whose handlers' `if` conditions are evaluated; on any other event such a handler never runs. */
+export const conditionEvents: ReadonlySet<HookEvent> = new Set([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionRequest',
+  'PermissionDenied',
+]);
+
+/** Background hooks still running, and the signal that ends them all. */
+interface BackgroundHooks {
+  running: Set<Promise<unknown>>;
+  lifetime: AbortController;
+}
 
 type Entry =
   | { kind: 'command'; event: HookEvent; matcher?: string; handler: CommandHookHandler; key: string }
@@ -128,10 +144,7 @@ async function runCallback(
     const parsed = parseHookJson(returned);
     return parsed.ok ? { hook, output: parsed.output } : { hook, error: parsed.message };
   } catch (error) {
-    return {
-      hook,
-      error: capHookText(`Hook ${hook} threw: ${error instanceof Error ? error.message : String(error)}`),
-    };
+    return { hook, error: `Hook ${hook} threw: ${error instanceof Error ? error.message : String(error)}` };
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener('abort', onAbort);
@@ -144,6 +157,7 @@ async function runCommand(
   input: HookInput,
   options: HookRunOptions,
   config: HookRunnerConfig,
+  background: BackgroundHooks,
 ): Promise<HookResult | undefined> {
   const hook = hookLabel(entry);
   const projectDir = config.projectDir ?? input.cwd;
@@ -156,8 +170,14 @@ async function runCommand(
     signal: options.signal,
   };
   if (entry.handler.async === true) {
-    // Fire and forget: the run is still bounded by its timeout and by the signal.
-    void runCommandHook(entry.handler, runOptions);
+    if (background.lifetime.signal.aborted) {
+      return { hook, error: `Background hook ${hook} was not started: the session has ended.` };
+    }
+    // Fire and forget: the call does not wait for it, so the call's own signal does not end it; its
+    // timeout and the runner's disposal do.
+    const run = runCommandHook(entry.handler, { ...runOptions, signal: background.lifetime.signal });
+    background.running.add(run);
+    void run.finally(() => background.running.delete(run));
     return undefined;
   }
   const run = await runCommandHook(entry.handler, runOptions);
@@ -167,12 +187,26 @@ async function runCommand(
   return interpretCommandExit(event, hook, run);
 }
 
+/** Asks the condition matcher; one that throws counts as a match, so a guard still runs. */
+function conditionHolds(config: HookRunnerConfig, condition: string, input: HookInput): boolean {
+  const matcher = config.matchesCondition;
+  const toolName = input['tool_name'];
+  if (!matcher || typeof toolName !== 'string') return true;
+  try {
+    return matcher(condition, toolName, input['tool_input'], input);
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Builds a hook runner from settings-file hooks and in-process callbacks. Every matching hook of an
- * event runs in parallel; identical handlers run once; results merge per Claude Code's contract.
+ * event runs in parallel; identical handlers run once; results merge per Claude Code's contract;
+ * output strings over 10,000 characters spill to `outputDir`. Dispose it to end background hooks.
  */
-export function createHookRunner(config: HookRunnerConfig = {}): HookRunner {
+export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner {
   const entries = collectEntries(config);
+  const background: BackgroundHooks = { running: new Set(), lifetime: new AbortController() };
 
   const matching = (event: HookEvent, matchValue: string | undefined, input?: HookInput): Entry[] => {
     if (config.disabled) return [];
@@ -181,13 +215,9 @@ export function createHookRunner(config: HookRunnerConfig = {}): HookRunner {
     for (const entry of entries) {
       if (entry.event !== event || !matchesHookMatcher(entry.matcher, matchValue)) continue;
       const condition = entry.kind === 'command' ? entry.handler.if : undefined;
-      if (
-        condition !== undefined &&
-        input &&
-        config.matchesCondition &&
-        typeof input['tool_name'] === 'string'
-      ) {
-        if (!config.matchesCondition(condition, input['tool_name'], input['tool_input'])) continue;
+      if (condition !== undefined) {
+        if (!conditionEvents.has(event)) continue;
+        if (input && !conditionHolds(config, condition, input)) continue;
       }
       if (seen.has(entry.key)) continue;
       seen.add(entry.key);
@@ -196,7 +226,17 @@ export function createHookRunner(config: HookRunnerConfig = {}): HookRunner {
     return selected;
   };
 
+  const dispose = async (): Promise<void> => {
+    background.lifetime.abort(new Error('the hook runner was disposed'));
+    await Promise.allSettled([...background.running]);
+  };
+
   return {
+    get backgroundCount() {
+      return background.running.size;
+    },
+    dispose,
+    [Symbol.asyncDispose]: dispose,
     hasHooks(event, matchValue) {
       return matching(event, matchValue).length > 0;
     },
@@ -206,17 +246,18 @@ export function createHookRunner(config: HookRunnerConfig = {}): HookRunner {
       const results = await Promise.all(
         selected.map(async (entry): Promise<HookResult | undefined> => {
           if (entry.kind === 'callback') return runCallback(entry, event, input, options);
-          if (entry.kind === 'command') return runCommand(entry, event, input, options, config);
+          if (entry.kind === 'command') return runCommand(entry, event, input, options, config, background);
           return {
             hook: hookLabel(entry),
             error: `Hook type "${entry.type}" is not supported by efferent; skipped.`,
           };
         }),
       );
-      return mergeHookResults(
+      const merged = mergeHookResults(
         event,
         results.filter((result): result is HookResult => result !== undefined),
       );
+      return limitOutcomeText(merged, config.outputDir);
     },
   };
 }

@@ -46,7 +46,11 @@ export interface CommandHookHandler {
   args?: readonly string[];
   /** Seconds; default 600 (some events have shorter defaults). */
   timeout?: number;
-  /** Fire and forget: the hook runs in the background and its output is ignored. */
+  /**
+   * Fire and forget: the hook runs in the background and its output is ignored. It is still killed at
+   * its timeout and when the runner is disposed. (`asyncRewake` is not supported: such a hook runs
+   * like any other async hook and cannot wake the model.)
+   */
   async?: boolean;
   shell?: 'bash' | 'powershell';
   /** A permission-rule pattern such as `Bash(git *)`; only checked on tool events. */
@@ -185,8 +189,28 @@ export interface HookRunner {
   hasHooks(event: HookEvent, matchValue?: string): boolean;
 }
 
-/** Decides whether a hook's `if` pattern applies to a tool call; given by the permission engine. */
-export type HookConditionMatcher = (pattern: string, toolName: string, toolInput: unknown) => boolean;
+/** A hook runner that owns its background (`async: true`) hooks and must be disposed. */
+export interface OwnedHookRunner extends HookRunner, AsyncDisposable {
+  /** How many background hooks are still running. */
+  readonly backgroundCount: number;
+  /**
+   * Kills every background hook with its whole process group and waits until each has exited;
+   * background hooks asked for afterwards do not start.
+   */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Decides whether a hook's `if` pattern applies to a tool call; given by the permission engine. It
+ * gets the whole hook input too (the cwd, the event), since matching paths needs a directory. A
+ * matcher that throws counts as a match: the hook runs.
+ */
+export type HookConditionMatcher = (
+  pattern: string,
+  toolName: string,
+  toolInput: unknown,
+  input: HookInput,
+) => boolean;
 
 /** How to build a {@link HookRunner}. */
 export interface HookRunnerConfig {
@@ -197,8 +221,16 @@ export interface HookRunnerConfig {
   projectDir?: string;
   /** The base environment of hook commands; defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Evaluates `if` patterns; without it a hook with `if` always runs (it may then decide for itself). */
+  /**
+   * Evaluates `if` patterns on tool events; without it a hook with `if` always runs there (it may
+   * then decide for itself). On other events a hook with `if` never runs, as in Claude Code.
+   */
   matchesCondition?: HookConditionMatcher;
+  /**
+   * Where output strings over 10,000 characters are saved (a session uses `<sessionDir>/hook-output`);
+   * the model then gets a preview and the path. Without it such strings are cut.
+   */
+  outputDir?: string;
   /** `disableAllHooks` from settings. */
   disabled?: boolean;
 }
