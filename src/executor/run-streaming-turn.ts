@@ -39,7 +39,9 @@ export type TurnEvent =
 /**
  * Streams one model turn and runs its tool calls through a {@link StreamingToolExecutor} as the
  * blocks complete. Yields model events and tool events interleaved as they happen, then `turn_end`.
- * Nothing is left running when it returns.
+ * Nothing is left running when it returns, also when the consumer stops reading early: calls then
+ * follow their interrupt behaviour ('cancel' calls are aborted, 'block' calls finish first) and the
+ * model stream is released at its next event (abort the request's signal to end it at once).
  */
 export async function* runStreamingTurn(
   stream: AsyncIterable<StreamEvent>,
@@ -59,9 +61,12 @@ export async function* runStreamingTurn(
     },
   });
 
+  // Set when the consumer stopped reading: the stream is let go at its next event.
+  let abandoned = false;
   const pumpStream = async (): Promise<void> => {
     try {
       for await (const event of stream) {
+        if (abandoned) break;
         builder.add(event);
         merged.push({ type: 'stream', event, at: now() });
         if (event.type === 'tool_use_start') executor.startToolUse(event.id, event.name);
@@ -84,9 +89,22 @@ export async function* runStreamingTurn(
     }
   };
   const done = Promise.all([pumpStream(), pumpTools()]).then(() => merged.close());
-  yield* merged;
-  await done;
-  await executor.settled();
+  let finished = false;
+  try {
+    yield* merged;
+    await done;
+    finished = true;
+  } finally {
+    if (!finished) {
+      // The consumer stopped reading: nothing new starts, running calls follow their interrupt
+      // behaviour, and the generator returns only once they have settled.
+      abandoned = true;
+      done.catch(() => undefined);
+      executor.interrupt();
+      executor.endStream('aborted');
+    }
+    await executor.settled();
+  }
 
   const outcome: TurnOutcome = {
     assistantMessage: builder.message(),
