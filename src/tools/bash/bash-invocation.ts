@@ -26,6 +26,8 @@ export interface BashInvocation {
   sandboxed: boolean;
   /** Set when the sandbox was wanted but could not be used. */
   sandboxUnavailableReason?: string;
+  /** Descriptors the process inherits as fd 3, 4, …; `cleanup` closes them. */
+  inheritedFds: number[];
   cleanup(): void;
 }
 
@@ -46,6 +48,7 @@ export function buildBashInvocation(options: {
       file: options.shell,
       args: inner.slice(1),
       sandboxed: false,
+      inheritedFds: [],
       cleanup: () => {},
     };
     if (reason !== undefined) invocation.sandboxUnavailableReason = reason;
@@ -55,7 +58,13 @@ export function buildBashInvocation(options: {
   const availability = (options.probe ?? probeSandbox)();
   if (!availability.available) return plain(availability.reason);
   const sandbox = buildSandboxInvocation(options.policy, options.cwd, inner);
-  return { file: sandbox.file, args: sandbox.args, sandboxed: true, cleanup: sandbox.cleanup };
+  return {
+    file: sandbox.file,
+    args: sandbox.args,
+    sandboxed: true,
+    inheritedFds: sandbox.inheritedFds,
+    cleanup: () => sandbox.cleanup(),
+  };
 }
 
 /** Notes the session has already shown the model, so each appears once. */

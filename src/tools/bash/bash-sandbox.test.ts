@@ -106,6 +106,29 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     expect(open.data.stdout).toBe('hello\n');
   });
 
+  it('cannot reach a host daemon through a Unix socket file when the network is off', async () => {
+    setUp();
+    const socketPath = join(outside, 'daemon.sock');
+    const daemon = createServer((socket) => socket.end('daemon says hi\n'));
+    await new Promise<void>((resolve) => daemon.listen(socketPath, resolve));
+    try {
+      const connect = `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${socketPath}'); print(s.recv(64).decode())"`;
+      const blocked = await run(connect);
+      expect(blocked.data.exitCode).not.toBe(0);
+      expect(blocked.data.stdout).not.toContain('daemon says hi');
+      expect(blocked.text).toMatch(/Operation not permitted/);
+      // Pipes and socket pairs inside the command still work.
+      const pair = await run(
+        `python3 -c "import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())"`,
+      );
+      expect(pair.data.stdout).toBe('ok\n');
+      const allowed = await run(connect, createBashTool({ sandbox: 'required', allowUnixSockets: true }));
+      expect(allowed.data.stdout).toContain('daemon says hi');
+    } finally {
+      await new Promise<void>((resolve) => daemon.close(() => resolve()));
+    }
+  });
+
   it('keeps .git/hooks and .git/config read-only inside a writable repository', async () => {
     setUp();
     execFileSync('git', ['init', '-q'], { cwd: project.root });
@@ -186,6 +209,15 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     const overwrite = await run('echo "{\\"hooks\\":1}" > .claude/settings.json');
     expect(overwrite.data.exitCode).not.toBe(0);
     expect(readFileSync(join(project.root, '.claude/settings.json'), 'utf8')).toBe('{}');
+  });
+
+  it('leaves no placeholder behind when the call was aborted before it started', async () => {
+    setUp();
+    project.context.run.abortController.abort();
+    const { data } = await run('echo never');
+    expect(data.interrupted).toBe(true);
+    expect(existsSync(join(project.root, '.claude'))).toBe(false);
+    expect(existsSync(join(project.root, '.efferent'))).toBe(false);
   });
 
   it('follows cd inside the workspace across calls', async () => {

@@ -73,6 +73,8 @@ export interface BashToolOptions {
   sandbox?: SandboxMode;
   /** Let sandboxed commands use the network (default false). */
   allowNetwork?: boolean;
+  /** Let sandboxed commands without network open Unix sockets (default false: host daemons stay out of reach). */
+  allowUnixSockets?: boolean;
   /** Kill a command whose output passes this many bytes (default 5 GiB). */
   maxOutputBytes?: number;
   /** Characters of output shown inline before the rest goes to a file (default 30,000). */
@@ -126,6 +128,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         sessionDirectory: canonicalPath(sessionDir),
         homeDirectory: canonicalPath(homeDirectory(context)),
         allowNetwork,
+        allowUnixSockets: options.allowUnixSockets ?? false,
       },
     });
     const notes: string[] = [];
@@ -161,6 +164,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       command: input.command,
       file: invocation.file,
       args: invocation.args,
+      inheritedFds: invocation.inheritedFds,
       cwd,
       env: childEnvironment(context.run.env),
       stdoutPath,

@@ -117,6 +117,7 @@ export function createPowerShellTool(
         command: input.command,
         file: sandbox?.file ?? pwsh,
         args: sandbox?.args ?? inner.slice(1),
+        inheritedFds: sandbox?.inheritedFds ?? [],
         cwd,
         env: {
           ...childEnvironment(context.run.env),

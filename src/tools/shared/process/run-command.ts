@@ -45,6 +45,8 @@ const progressTailLines = 10;
  */
 export async function runCommand(request: RunCommandRequest): Promise<RunCommandOutcome> {
   if (request.signal.aborted) {
+    // Nothing ran, but whatever was prepared for the run (sandbox placeholders) is released.
+    request.onExit?.();
     return {
       kind: 'interrupted',
       reason: 'aborted',

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, openSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startupFileNames } from '../../../core/index.ts';
+import { closeDescriptor, openFilterDescriptor, unixSocketFilter } from './seccomp.ts';
 
 /**
  * The OS sandbox for shell commands, on bubblewrap (`bwrap`): the whole file system read-only, the
@@ -23,13 +24,20 @@ export interface SandboxPolicy {
   homeDirectory: string;
   /** Keep the host network (default: none, not even the host's loopback). */
   allowNetwork: boolean;
+  /**
+   * Let commands open Unix sockets when the network is off (default false: `socket(AF_UNIX)` fails,
+   * so host daemons listening on socket files stay out of reach). Ignored when the network is allowed.
+   */
+  allowUnixSockets?: boolean;
 }
 
 /** The arguments for bwrap plus the placeholders to remove when the command is done. */
 export interface SandboxInvocation {
   file: string;
   args: string[];
-  /** Removes placeholder files created to protect paths that did not exist. */
+  /** Descriptors the process must inherit as fd 3, 4, … (the seccomp program). */
+  inheritedFds: number[];
+  /** Removes placeholder files created to protect paths that did not exist; closes the descriptors. */
   cleanup(): void;
 }
 
@@ -99,6 +107,13 @@ export function buildSandboxInvocation(
   // already spawn it detached, so job control inside `bash -c` is unaffected either way.
   args.push('--new-session');
   if (!policy.allowNetwork) args.push('--unshare-net');
+  const inheritedFds: number[] = [];
+  const filter = policy.allowNetwork || policy.allowUnixSockets ? undefined : unixSocketFilter();
+  if (filter) {
+    inheritedFds.push(openFilterDescriptor(filter));
+    // The child sees inherited descriptors from fd 3 on, in order.
+    args.push('--seccomp', '3');
+  }
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
 
   const writable = policy.writableDirectories.filter((directory) => existsSync(directory));
@@ -152,7 +167,9 @@ export function buildSandboxInvocation(
   return {
     file: 'bwrap',
     args,
+    inheritedFds,
     cleanup() {
+      for (const fd of inheritedFds.splice(0)) closeDescriptor(fd);
       for (const path of placeholders) removePlaceholder(path);
       for (const path of mustNotAppear) rmSync(path, { recursive: true, force: true });
     },

@@ -36,6 +36,8 @@ export interface ShellRunOptions {
   maxOutputBytes?: number;
   pollIntervalMs?: number;
   killGraceMs?: number;
+  /** Descriptors the child gets as fd 3, 4, … (e.g. bwrap's seccomp program); the caller closes them. */
+  inheritedFds?: readonly number[];
 }
 
 /**
@@ -73,7 +75,7 @@ export class ShellRun {
         // detached = setsid(): its own session and process group, and no controlling terminal,
         // so the whole tree can be signalled and nothing can inject input into our terminal.
         detached: true,
-        stdio: ['ignore', stdoutFd, stderrFd],
+        stdio: ['ignore', stdoutFd, stderrFd, ...(options.inheritedFds ?? [])],
       });
     } finally {
       closeSync(stdoutFd);
