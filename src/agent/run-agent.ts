@@ -85,7 +85,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   const maxTurns = options.maxTurns ?? 50;
   const now = context.run.now;
 
+  let ended = false;
   const finish = (reason: AgentStopReason, turns: number, outcome?: TurnOutcome): AgentDone => {
+    ended = true;
     options.signal?.removeEventListener('abort', onAbort);
     const lastAssistant = [...messages].reverse().find((message) => message.role === 'assistant');
     const done: AgentDone = {
@@ -103,58 +105,64 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     return done;
   };
 
-  for (let turn = 1; ; turn += 1) {
-    if (controller.signal.aborted) return yield finish('aborted', turn - 1);
-    yield { type: 'turn_start', turn, at: now() };
-    const request = {
-      systemPrompt: options.systemPrompt,
-      messages: normalizeMessagesForApi(messages),
-      tools: options.tools,
-      signal: controller.signal,
-      isNonInteractive: context.options.isNonInteractive,
-      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-    };
-    let outcome: TurnOutcome | undefined;
-    const turnEvents = runStreamingTurn(options.provider.stream(request), {
-      runTool: options.runTool,
-      context,
-      tools: options.tools,
-      ...(options.executeAfterStreamEnd ? { executeAfterStreamEnd: true } : {}),
-    });
-    for await (const event of turnEvents) {
-      if (event.type === 'turn_end') outcome = event.outcome;
-      else yield event;
-    }
-    if (!outcome) return yield finish('error', turn);
-    context = outcome.context;
-    usage = addUsage(usage, outcome.usage);
-    messages.push(outcome.assistantMessage);
-    yield {
-      type: 'assistant_message',
-      turn,
-      message: outcome.assistantMessage,
-      usage: outcome.usage,
-      at: now(),
-    };
-    if (outcome.toolResults.length > 0) {
-      const results: UserMessage = { role: 'user', content: await budgetTurn(options, outcome) };
-      messages.push(results, ...outcome.newMessages);
-      yield { type: 'tool_results', turn, message: results, at: now() };
-    }
+  try {
+    for (let turn = 1; ; turn += 1) {
+      if (controller.signal.aborted) return yield finish('aborted', turn - 1);
+      yield { type: 'turn_start', turn, at: now() };
+      const request = {
+        systemPrompt: options.systemPrompt,
+        messages: normalizeMessagesForApi(messages),
+        tools: options.tools,
+        signal: controller.signal,
+        isNonInteractive: context.options.isNonInteractive,
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      };
+      let outcome: TurnOutcome | undefined;
+      const turnEvents = runStreamingTurn(options.provider.stream(request), {
+        runTool: options.runTool,
+        context,
+        tools: options.tools,
+        ...(options.executeAfterStreamEnd ? { executeAfterStreamEnd: true } : {}),
+      });
+      for await (const event of turnEvents) {
+        if (event.type === 'turn_end') outcome = event.outcome;
+        else yield event;
+      }
+      if (!outcome) return yield finish('error', turn);
+      context = outcome.context;
+      usage = addUsage(usage, outcome.usage);
+      messages.push(outcome.assistantMessage);
+      yield {
+        type: 'assistant_message',
+        turn,
+        message: outcome.assistantMessage,
+        usage: outcome.usage,
+        at: now(),
+      };
+      if (outcome.toolResults.length > 0) {
+        const results: UserMessage = { role: 'user', content: await budgetTurn(options, outcome) };
+        messages.push(results, ...outcome.newMessages);
+        yield { type: 'tool_results', turn, message: results, at: now() };
+      }
 
-    if (controller.signal.aborted || outcome.stopReason === 'aborted')
-      return yield finish('aborted', turn, outcome);
-    if (outcome.stopReason === 'error') return yield finish('error', turn, outcome);
-    if (outcome.hookStopReason !== undefined) return yield finish('hook_stop', turn, outcome);
-    if (outcome.toolResults.length === 0) {
-      const reason: AgentStopReason =
-        outcome.stopReason === 'max_tokens'
-          ? 'max_tokens'
-          : outcome.stopReason === 'refusal'
-            ? 'refusal'
-            : 'end_turn';
-      return yield finish(reason, turn, outcome);
+      if (controller.signal.aborted || outcome.stopReason === 'aborted')
+        return yield finish('aborted', turn, outcome);
+      if (outcome.stopReason === 'error') return yield finish('error', turn, outcome);
+      if (outcome.hookStopReason !== undefined) return yield finish('hook_stop', turn, outcome);
+      if (outcome.toolResults.length === 0) {
+        const reason: AgentStopReason =
+          outcome.stopReason === 'max_tokens'
+            ? 'max_tokens'
+            : outcome.stopReason === 'refusal'
+              ? 'refusal'
+              : 'end_turn';
+        return yield finish(reason, turn, outcome);
+      }
+      if (turn >= maxTurns) return yield finish('max_turns', turn, outcome);
     }
-    if (turn >= maxTurns) return yield finish('max_turns', turn, outcome);
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    // A consumer that stops reading (or an error) ends the run: the model request and the tools stop.
+    if (!ended) controller.abort(new Error('The agent run was stopped before it finished.'));
   }
 }
