@@ -8,7 +8,12 @@ import { isInWorkspace, resolveInWorkspace, type Workspace } from '../resolve/wo
 import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
-import { harmlessWriteTargets, namesOnlyCommands, readPathCandidates } from './command-paths.ts';
+import {
+  harmlessWriteTargets,
+  namesOnlyCommands,
+  readPathCandidates,
+  searchesWorkingDirectory,
+} from './command-paths.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
@@ -340,6 +345,11 @@ export function checkSubcommand(
         rule,
         steps: [ruleStep(rule, 'deny', `${label} reads ${path.lexical}.`)],
       };
+  }
+  if (searchesWorkingDirectory(subcommand.argv)) {
+    const here = resolveFrom('.', subcommand, workspace);
+    if (isUnresolvable(here)) unknownRead ??= 'the directory it searches';
+    else readPaths.push(here);
   }
   const globRead = globReachingDeniedPath(subcommand, context);
   if (globRead) unknownRead ??= globRead;

@@ -1,3 +1,4 @@
+import { sedScriptReads } from '../../shell/index.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 
@@ -24,16 +25,31 @@ function expandHome(word: string, home: string): string | undefined {
   return isDynamicWord(expanded) ? undefined : expanded;
 }
 
+/**
+ * Program-specific reads that are not plain path arguments: a sed script is code, not a path (so
+ * `sed -n /foo/p` reads no `/foo/p`), but its `r`/`R` commands read the files they name.
+ */
+function scriptReads(subcommand: AnalyzedSubcommandLike): {
+  scripts: Set<number>;
+  files: string[] | undefined;
+} {
+  const [program = '', ...args] = subcommand.argv;
+  if (program !== 'sed' && program !== 'gsed') return { scripts: new Set(), files: [] };
+  const reads = sedScriptReads(args);
+  return { scripts: new Set(reads.scriptIndexes.map((index) => index + 1)), files: reads.files };
+}
+
 /** Every plausible path a subcommand reads. */
 export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: string): PathCandidate[] {
-  const words = [
-    ...subcommand.argv.slice(1),
-    ...subcommand.redirects
-      .filter((redirect) => readingRedirects.has(redirect.operator))
-      .map((redirect) => redirect.target),
-  ];
+  const script = scriptReads(subcommand);
+  const words = subcommand.argv.map((word, index) => ({ word, script: script.scripts.has(index) })).slice(1);
+  for (const redirect of subcommand.redirects)
+    if (readingRedirects.has(redirect.operator)) words.push({ word: redirect.target, script: false });
   const candidates: PathCandidate[] = [];
-  for (const word of words) {
+  if (script.files === undefined)
+    candidates.push({ unknown: `the files ${subcommand.argv[0]}'s script reads` });
+  else for (const file of script.files) words.push({ word: file, script: false });
+  for (const { word, script: isScript } of words) {
     if (word === '' || word === '-' || word === '--') continue;
     const expanded = expandHome(word, home);
     if (expanded === undefined) {
@@ -42,13 +58,17 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
     }
     const primary = new Set<string>();
     const fragments = new Set<string>();
-    if (!expanded.startsWith('-')) primary.add(expanded);
+    // Script text is tried against deny rules only: it names no file, but over-matching is harmless.
+    if (!expanded.startsWith('-')) (isScript ? fragments : primary).add(expanded);
     const equals = expanded.indexOf('=');
-    if (equals !== -1) (expanded.startsWith('--') ? primary : fragments).add(expanded.slice(equals + 1));
+    if (equals !== -1)
+      (expanded.startsWith('--') && !isScript ? primary : fragments).add(expanded.slice(equals + 1));
+    // `-f.env`, `-o/tmp/x`: a short option's value may be attached.
+    if (/^-[A-Za-z0-9]./.test(expanded)) fragments.add(expanded.slice(2));
     const slash = expanded.indexOf('/');
     if (slash > 0) fragments.add(expanded.slice(slash));
     const colon = expanded.indexOf(':');
-    if (colon > 0 && !expanded.slice(0, colon).includes('/') && !expanded.includes('://'))
+    if (colon >= 0 && !expanded.slice(0, colon).includes('/') && !expanded.includes('://'))
       fragments.add(expanded.slice(colon + 1));
     const tilde = expanded.indexOf('~');
     if (tilde > 0) fragments.add(expanded.slice(tilde));
@@ -91,3 +111,70 @@ export const namesOnlyCommands = new Set([
   'echo',
   'printf',
 ]);
+
+/** Per search program: whether it recurses without a path, and the short options that take a value. */
+const searchPrograms: Readonly<
+  Record<string, { recursive: (args: readonly string[]) => boolean; valued: string }>
+> = {
+  grep: { recursive: (args) => args.some(isRecursiveGrepOption), valued: 'efmABCdDX' },
+  egrep: { recursive: (args) => args.some(isRecursiveGrepOption), valued: 'efmABCdDX' },
+  fgrep: { recursive: (args) => args.some(isRecursiveGrepOption), valued: 'efmABCdDX' },
+  rg: { recursive: () => true, valued: 'efgtTmABCMjEr' },
+  ag: { recursive: () => true, valued: 'GgmABCp' },
+  ack: { recursive: () => true, valued: 'gmABC' },
+};
+
+function isRecursiveGrepOption(arg: string): boolean {
+  return (
+    /^-[A-Za-z]*[rR]/.test(arg) ||
+    arg === '--recursive' ||
+    arg === '--dereference-recursive' ||
+    /^--directories=recurse/.test(arg) ||
+    /^-[A-Za-z]*d(recurse)?$/.test(arg)
+  );
+}
+
+/**
+ * True when a search program given no path searches the directory it runs in (`grep -r KEY`,
+ * `rg KEY`, `git grep --untracked KEY`): the engine then treats `.` as read, so a deny rule on a
+ * file inside it is not dodged by leaving the path out.
+ */
+export function searchesWorkingDirectory(argv: readonly string[]): boolean {
+  const [program = '', ...rest] = argv;
+  let args = rest;
+  let valued = '';
+  if (program === 'git' && rest[0] === 'grep') {
+    args = rest.slice(1);
+    if (!args.some((arg) => arg === '--untracked' || arg === '--no-index')) return false;
+    valued = 'efmABC';
+  } else {
+    const spec = Object.hasOwn(searchPrograms, program) ? searchPrograms[program] : undefined;
+    if (spec === undefined || !spec.recursive(rest)) return false;
+    valued = spec.valued;
+  }
+  let patternGiven = false;
+  const operands: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] ?? '';
+    if (arg === '--') {
+      operands.push(...args.slice(index + 1));
+      break;
+    }
+    if (arg.startsWith('--')) {
+      if (/^--(regexp|file)(=|$)/.test(arg)) patternGiven = true;
+      continue;
+    }
+    if (arg.startsWith('-') && arg.length > 1) {
+      const cluster = arg.slice(1);
+      const valuedAt = [...cluster].findIndex((flag) => valued.includes(flag));
+      if (valuedAt !== -1) {
+        const flag = cluster[valuedAt];
+        if (flag === 'e' || flag === 'f') patternGiven = true;
+        if (valuedAt === cluster.length - 1) index++;
+      }
+      continue;
+    }
+    operands.push(arg);
+  }
+  return operands.length <= (patternGiven ? 0 : 1);
+}

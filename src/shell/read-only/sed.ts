@@ -30,6 +30,8 @@ const plainCommands = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p',
 class SedScanner {
   position = 0;
   depth = 0;
+  /** File names the script's `r`/`R` commands read, as written. */
+  readonly files: string[] = [];
 
   constructor(private readonly script: string) {}
 
@@ -202,9 +204,14 @@ class SedScanner {
         this.text();
         return true;
       case 'r':
-      case 'R':
+      case 'R': {
+        this.skipBlanks();
+        const start = this.position;
         this.restOfLine();
+        const file = this.script.slice(start, this.position);
+        if (file !== '') this.files.push(file);
         return true;
+      }
       default:
         // w, W, e and everything unknown.
         return false;
@@ -234,6 +241,67 @@ class SedScanner {
 /** True when a sed script only prints, substitutes to stdout, deletes from output or reads files. */
 export function isReadOnlySedScript(script: string): boolean {
   return new SedScanner(script).parse();
+}
+
+/**
+ * Where a sed command line keeps its scripts and which files those scripts read with `r`/`R`:
+ * `scriptIndexes` are positions in `args` holding script text (the first operand, or each `-e`
+ * value), `files` the file names read. `files` is undefined when a script does not parse, so its
+ * reads are unknown.
+ */
+export function sedScriptReads(args: readonly string[]): {
+  scriptIndexes: number[];
+  files: string[] | undefined;
+} {
+  const scriptIndexes: number[] = [];
+  const scripts: string[] = [];
+  let scriptFile = false;
+  let firstOperand: number | undefined;
+  const takeScript = (index: number, text: string) => {
+    scriptIndexes.push(index);
+    scripts.push(text);
+  };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] ?? '';
+    if (arg === '--') {
+      if (firstOperand === undefined && index + 1 < args.length) firstOperand = index + 1;
+      break;
+    }
+    if (arg.startsWith('--')) {
+      const [name = '', value] = arg.split(/=(.*)/s);
+      if (name === '--expression' || name === '--file' || name === '--line-length') {
+        if (value === undefined) index++;
+        if (name === '--file') scriptFile = true;
+        else if (name === '--expression') takeScript(index, value ?? args[index] ?? '');
+      }
+      continue;
+    }
+    if (arg.startsWith('-') && arg !== '-') {
+      for (let position = 1; position < arg.length; position++) {
+        const flag = arg[position] ?? '';
+        if (flag === 'i') break;
+        if (flag === 'e' || flag === 'f' || flag === 'l') {
+          const attached = arg.slice(position + 1);
+          if (attached === '') index++;
+          if (flag === 'f') scriptFile = true;
+          if (flag === 'e') takeScript(index, attached === '' ? (args[index] ?? '') : attached);
+          break;
+        }
+      }
+      continue;
+    }
+    firstOperand ??= index;
+  }
+  if (scripts.length === 0 && !scriptFile && firstOperand !== undefined)
+    takeScript(firstOperand, args[firstOperand] ?? '');
+  if (scriptFile) return { scriptIndexes, files: undefined };
+  const files: string[] = [];
+  for (const script of scripts) {
+    const scanner = new SedScanner(script);
+    if (!scanner.parse()) return { scriptIndexes, files: undefined };
+    files.push(...scanner.files);
+  }
+  return { scriptIndexes, files };
 }
 
 /** Read-only check for `sed …` (argv without the leading `sed`). */
