@@ -5,12 +5,21 @@ import {
   createToolUseContext,
   type PermissionMode,
   type PermissionResolver,
+  type PermissionTarget,
   type RunToolUse,
   type ToolUseContext,
   type UiCallbacks,
 } from '../core/index.ts';
 import { type ResultBudget, createResultBudget } from '../budget/index.ts';
-import { createHookInput, createHookRunner, type HookRunner, type HooksSettings } from '../hooks/index.ts';
+import {
+  createHookInput,
+  createHookRunner,
+  type HookConditionMatcher,
+  type HookRunner,
+  type HooksSettings,
+  hookOutputDir,
+  type OwnedHookRunner,
+} from '../hooks/index.ts';
 import {
   type AutoModeClassifier,
   type CliSettingsInput,
@@ -19,7 +28,9 @@ import {
   type LoadedSettings,
   loadDefaultShellAnalyzer,
   loadSettings,
+  matchesRuleCondition,
   type PermissionRequestHookResult,
+  type ShellAnalyzer,
   toolNameMatches,
 } from '../permissions/index.ts';
 import { createToolRunner } from '../pipeline/index.ts';
@@ -33,12 +44,13 @@ export interface Session extends AsyncDisposable {
   allTools: AnyTool[];
   runTool: RunToolUse;
   resolvePermission: PermissionResolver;
-  hooks: HookRunner;
+  /** The session's hooks; `dispose()` ends their background (`async`) runs. */
+  hooks: OwnedHookRunner;
   /** Apply `applyToTurn` to each turn's results (runAgent does when given it). */
   resultBudget: ResultBudget;
   context: ToolUseContext;
   settings: LoadedSettings;
-  /** Releases background shells, the REPL and other session resources. */
+  /** Kills background hooks and releases background shells, the REPL and other session resources. */
   dispose(): Promise<void>;
 }
 
@@ -90,6 +102,53 @@ function blanketDenyCheck(settings: LoadedSettings): (tool: AnyTool) => boolean 
       (rule) =>
         rule.value.ruleContent === undefined && toolNameMatches(rule.value.toolName, tool.name, tool.aliases),
     );
+}
+
+/** What a hook `if` condition needs from the session to match a call the way permission rules do. */
+interface ConditionScope {
+  tools: readonly AnyTool[];
+  context: ToolUseContext;
+  home: string;
+  projectRoot: string;
+  shell: ShellAnalyzer | undefined;
+}
+
+/**
+ * Evaluates hook `if` patterns with the permission engine: the tool (found by name or alias) says what
+ * the call touches through its `permissionTarget`, resolved against the cwd the hook input reports.
+ */
+function hookConditionMatcher(scope: ConditionScope): HookConditionMatcher {
+  return (pattern, toolName, toolInput, hookInput) => {
+    const tool = scope.tools.find(
+      (candidate) => candidate.name === toolName || candidate.aliases.includes(toolName),
+    );
+    const input =
+      toolInput !== null && typeof toolInput === 'object' && !Array.isArray(toolInput)
+        ? (toolInput as Record<string, unknown>)
+        : {};
+    const cwd = hookInput.cwd;
+    const context: ToolUseContext = { ...scope.context, run: { ...scope.context.run, cwd } };
+    // A tool that cannot describe this input has no target; the condition then runs the hook.
+    let target: PermissionTarget = { kind: 'none' };
+    try {
+      if (tool) target = tool.permissionTarget(input, context);
+    } catch {
+      target = { kind: 'none' };
+    }
+    return matchesRuleCondition(
+      pattern,
+      {
+        toolName,
+        aliases: tool?.aliases ?? [],
+        input,
+        target,
+        cwd,
+        home: scope.home,
+        projectRoot: scope.projectRoot,
+      },
+      scope.shell ? { shell: scope.shell } : {},
+    );
+  };
 }
 
 /** Runs PermissionRequest hooks before a person would be asked (Claude Code's contract). */
@@ -146,21 +205,6 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
   });
   const shell = await loadDefaultShellAnalyzer();
-  const hooks = createHookRunner({
-    hooks: mergeHooks(settings),
-    projectDir: settings.projectRoot,
-    env,
-    disabled: settings.disableAllHooks,
-  });
-  const resolvePermission = createPermissionResolver({
-    settings,
-    home,
-    onPermissionRequest: permissionRequestHook(hooks),
-    ...(options.askUser ? { askUser: options.askUser } : {}),
-    // Auto mode needs a classifier; the deterministic rule-based one is the default.
-    classifier: options.classifier ?? createRuleBasedClassifier(),
-    ...(shell ? { shell } : {}),
-  });
   const allTools = getAllBaseTools(options.flags);
   const extra = options.extraTools ?? [];
   const tools = assembleToolPool({
@@ -181,10 +225,36 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     ...(options.ui ? { ui: options.ui } : {}),
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
   });
+  const hooks = createHookRunner({
+    hooks: mergeHooks(settings),
+    projectDir: settings.projectRoot,
+    env,
+    disabled: settings.disableAllHooks,
+    outputDir: hookOutputDir(context.run.sessionDir),
+    matchesCondition: hookConditionMatcher({
+      tools: [...tools, ...allTools],
+      context,
+      home,
+      projectRoot: settings.projectRoot,
+      shell,
+    }),
+  });
+  const resolvePermission = createPermissionResolver({
+    settings,
+    home,
+    onPermissionRequest: permissionRequestHook(hooks),
+    ...(options.askUser ? { askUser: options.askUser } : {}),
+    // Auto mode needs a classifier; the deterministic rule-based one is the default.
+    classifier: options.classifier ?? createRuleBasedClassifier(),
+    ...(shell ? { shell } : {}),
+  });
   const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
   const runTool = createToolRunner({ tools, allTools, resolvePermission, hooks, budget: resultBudget });
   const dispose = async () => {
-    await context.run.resources?.dispose();
+    // Both run even if one fails: no background hook or shell may outlive the session.
+    const results = await Promise.allSettled([hooks.dispose(), context.run.resources?.dispose()]);
+    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) throw failure.reason;
   };
   return {
     tools,
