@@ -9,6 +9,7 @@ import {
   type ValidationResult,
 } from '../../core/index.ts';
 import { writeFileAtomic } from '../shared/atomic-write.ts';
+import { assertWriteStaysInside } from '../shared/write-target.ts';
 import { unwritableReason } from '../shared/file-change.ts';
 import {
   type NotebookCell,
@@ -180,6 +181,7 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
     const prepared = await prepare(input, context);
     if ('error' in prepared) throw new EfferentError(ErrorCodes.validationFailed, prepared.error.message);
     const updated = spliceNotebook(prepared.text, prepared.change);
+    assertWriteStaysInside(prepared.path, context);
     await writeFileAtomic(prepared.path, updated, { signal: context.run.abortController.signal });
     recordFullView(context, prepared.path, updated, (await stat(prepared.path)).mtimeMs);
     const cellType = prepared.change.kind === 'delete' ? undefined : prepared.change.cell.cell_type;

@@ -5,6 +5,7 @@ import { EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index
 import { writeFileAtomic } from './atomic-write.ts';
 import { blockedPathReason, specialFileReason } from './device-paths.ts';
 import { recordFullView } from './read-state.ts';
+import { assertWriteStaysInside } from './write-target.ts';
 import { decodeText, defaultTextFormat, encodeText, type TextFormat } from './text-file.ts';
 
 /** Files above this are refused by the editing tools (1 GiB). */
@@ -96,6 +97,7 @@ export async function commitText(
       { cause: error },
     );
   }
+  assertWriteStaysInside(path, context);
   try {
     await mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, bytes, { signal: context.run.abortController.signal });
