@@ -1,6 +1,5 @@
 /** The contracts every other layer builds on. Imports nothing else from src/. */
 export * from './build-tool.ts';
-export * from './content-addressed-file.ts';
 export * from './context.ts';
 export * from './errors.ts';
 export { toGeminiSchema } from './gemini-schema.ts';

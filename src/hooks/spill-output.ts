@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { errorMessage, writeContentAddressedFile } from '../core/index.ts';
+// Imported from its file, not core's index: the index is re-exported as efferent's public API.
+import { writeContentAddressedFile } from '../core/content-addressed-file.ts';
+import { errorMessage } from '../core/index.ts';
 import { capHookText, hookOutputCharLimit } from './hook-output.ts';
 import type { HookOutcome } from './types.ts';
 
