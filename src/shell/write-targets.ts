@@ -1,3 +1,4 @@
+import { sedScriptReads } from './read-only/sed.ts';
 import type { ArgKind } from './types.ts';
 
 /**
@@ -37,21 +38,59 @@ export function writeTargetsOf(argv: readonly string[], kinds: readonly ArgKind[
     case 'ln':
     case 'install':
     case 'rsync':
-    case 'scp':
-      return operands.length > 1 ? operands.slice(-1) : [];
+    case 'scp': {
+      const targetDirectory = optionValues(args, 't', '--target-directory');
+      return [...targetDirectory, ...(operands.length > 1 ? operands.slice(-1) : [])];
+    }
+    case 'sed':
+    case 'gsed': {
+      if (!args.some((word) => /^-[A-Za-z]*i/.test(word) || /^--in-place(=|$)/.test(word))) return [];
+      const scripts = new Set(sedScriptReads(args).scriptIndexes);
+      return args.filter(
+        (word, index) => !scripts.has(index) && operands.includes(word) && !optionValueAt(args, index),
+      );
+    }
+    case 'dd':
+      return operands.filter((word) => word.startsWith('of=')).map((word) => word.slice(3));
+    case 'curl':
+      return optionValues(args, 'o', '--output');
+    case 'wget':
+      return optionValues(args, 'O', '--output-document');
     case 'uniq':
       return operands.length > 1 ? operands.slice(1, 2) : [];
-    case 'sort': {
-      const output = args.findIndex(
-        (word) => word === '-o' || word === '--output' || word.startsWith('--output='),
-      );
-      if (output === -1) return [];
-      const word = args[output] ?? '';
-      if (word.startsWith('--output=')) return [word.slice('--output='.length)];
-      const next = args[output + 1];
-      return next === undefined ? [] : [next];
-    }
+    case 'sort':
+      return optionValues(args, 'o', '--output');
     default:
       return [];
   }
+}
+
+/**
+ * Values of one option in every spelling: `-o FILE`, `-oFILE`, `-uo FILE` (a cluster ending in the
+ * letter), `--output FILE` and `--output=FILE`.
+ */
+function optionValues(args: readonly string[], letter: string, long: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (word === '--') break;
+    if (word === long || word.startsWith(`${long}=`)) {
+      const value = word === long ? args[++index] : word.slice(long.length + 1);
+      if (value !== undefined) values.push(value);
+      continue;
+    }
+    if (word.startsWith('--') || !word.startsWith('-')) continue;
+    const at = word.indexOf(letter, 1);
+    if (at === -1 || !/^[A-Za-z]*$/.test(word.slice(1, at))) continue;
+    const attached = word.slice(at + 1);
+    const value = attached === '' ? args[++index] : attached;
+    if (value !== undefined) values.push(value);
+  }
+  return values;
+}
+
+/** Whether the word at `index` is the value of a preceding `-e`/`-f`/`-l` sed option. */
+function optionValueAt(args: readonly string[], index: number): boolean {
+  const previous = args[index - 1] ?? '';
+  return /^-[A-Za-z]*[efl]$/.test(previous) || /^--(expression|file|line-length)$/.test(previous);
 }

@@ -43,8 +43,39 @@ function gitCheck(args: readonly string[]): string | undefined {
       return '-u names the program git runs on the remote side';
   }
   if (subcommand === 'difftool' || subcommand === 'mergetool') return `git ${subcommand} runs external tools`;
+  const rest = subcommand === undefined ? [] : args.slice(args.indexOf(subcommand) + 1);
+  if (subcommand !== undefined && Object.hasOwn(gitCommandRunners, subcommand)) {
+    const runs = gitCommandRunners[subcommand]?.(rest);
+    if (runs) return `git ${subcommand} ${runs} runs a command it is given`;
+  }
+  if (subcommand === 'config') {
+    const key = rest.find((arg) => !arg.startsWith('-'));
+    if (
+      key !== undefined &&
+      programValuedGitKey.test(key) &&
+      rest.filter((arg) => !arg.startsWith('-')).length > 1
+    )
+      return `setting ${key} makes later git commands run a program`;
+  }
   return undefined;
 }
+
+/** git subcommands that run a command from their arguments; each returns the option or word that does. */
+const gitCommandRunners: Readonly<Record<string, (args: readonly string[]) => string | undefined>> = {
+  rebase: (args) => args.find((arg) => /^-[A-Za-z]*x/.test(arg) || /^--exec(=|$)/.test(arg)),
+  submodule: (args) => args.find((arg) => arg === 'foreach'),
+  bisect: (args) => args.find((arg) => arg === 'run'),
+  'filter-branch': () => 'filter',
+  'filter-repo': () => 'callback',
+  'send-email': (args) =>
+    args.find((arg) => /^--(sendmail-cmd|to-cmd|cc-cmd|header-cmd|smtp-server)(=|$)/.test(arg)),
+  'for-each-repo': () => '--config',
+  instaweb: () => 'httpd',
+};
+
+/** Configuration keys whose value is a program git runs later (`core.fsmonitor`, `alias.x=!cmd`, …). */
+const programValuedGitKey =
+  /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy)|alias\.|diff\.|merge\.|filter\.|credential|gpg\.|sequence\.editor|pager\.|include|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\.|receive\.|web\.browser|browser\.|interactive\.difffilter|sendemail\.|http\.|url\.)/i;
 
 function sedCheck(args: readonly string[]): string | undefined {
   const scripts: string[] = [];
@@ -67,6 +98,24 @@ function sedCheck(args: readonly string[]): string | undefined {
       .filter(Boolean)) {
       if (!safe.test(part)) return `the sed expression "${part}" may write, read or execute files`;
     }
+  }
+  return undefined;
+}
+
+/**
+ * awk options that load code (`-f`, `-i inplace`, `-l`, `-E`) and programs that run commands, pipe,
+ * read other files or redirect output (`print > ARGV[1]` redirects to a computed name).
+ */
+function awkCheck(args: readonly string[]): string | undefined {
+  for (const arg of args) {
+    if (/^-[A-Za-z]*[fiElL]/.test(arg) || /^--(file|include|load|exec|source)(=|$)/.test(arg))
+      return `awk ${arg} loads code from a file`;
+  }
+  const risky = /\bsystem\b|\bgetline\b|\|&?|\bENVIRON\b|\bPROCINFO\b|@/;
+  for (const arg of args) {
+    if (arg.startsWith('-')) continue;
+    if (risky.test(arg.replaceAll('||', ' ')) || (/\bprintf?\b/.test(arg) && arg.includes('>')))
+      return 'the awk program runs commands or touches files';
   }
   return undefined;
 }
@@ -129,12 +178,10 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   },
   zip: { short: ['T'], long: ['--unzip-command', '--test'] },
   npm: { long: ['--script-shell', '--node-options'] },
-  awk: {
-    check: (args) =>
-      args.some((arg) => /system\s*\(|\|\s*"|>\s*"|getline/.test(arg))
-        ? 'the awk program runs commands or touches files'
-        : undefined,
-  },
+  awk: { check: awkCheck },
+  gawk: { check: awkCheck },
+  mawk: { check: awkCheck },
+  nawk: { check: awkCheck },
 };
 
 /** Programs that run another command in a way a prefix rule can never vouch for. */
