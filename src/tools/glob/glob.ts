@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
 import { displayPath, resolveToolPath } from '../shared/paths.ts';
-import { locateRipgrep, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '../shared/ripgrep.ts';
+import { locateRipgrepForRun, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
@@ -143,7 +143,7 @@ export function createGlobTool(options: GlobOptions = {}) {
       const target = await resolveSearchTarget(basePath, context, false);
       const excluded = excludedDirectories(options, pattern, target.absolutePath);
       const respect = respectsIgnoreFiles(options, context);
-      const rg = await locateRipgrep(context.run.env);
+      const rg = await locateRipgrepForRun(context);
       const found =
         rg.source === 'js'
           ? await globWithJs(target.absolutePath, pattern, excluded, respect, context)

@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
 import { isPathInside } from '../shared/paths.ts';
-import { locateRipgrep, ripgrepErrorSummary, runRipgrep } from '../shared/ripgrep.ts';
+import { locateRipgrepForRun, ripgrepErrorSummary, runRipgrep } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { grepLimits, grepPrompt } from './grep.prompt.ts';
 import { type GrepSpec, ripgrepArgs, splitGlobs } from './grep-spec.ts';
@@ -171,7 +171,7 @@ async function search(spec: GrepSpec, input: GrepInput, context: ToolUseContext)
     }
     return true;
   };
-  const rg = await locateRipgrep(context.run.env);
+  const rg = await locateRipgrepForRun(context);
   const signal = context.run.abortController.signal;
   const exit =
     rg.source === 'js'

@@ -1,6 +1,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { access, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import type { ToolUseContext } from '../../core/index.ts';
+import { canonicalPath, workingDirectories } from './paths.ts';
 
 /** Where ripgrep comes from: the system's `rg`, the one bundled through npm, or the pure-JS fallback. */
 export type RipgrepSource = 'system' | 'bundled' | 'js';
@@ -28,10 +30,16 @@ function versionOf(path: string): Promise<string | undefined> {
   });
 }
 
-async function systemRipgrep(pathVariable: string | undefined): Promise<RipgrepLocation | undefined> {
+async function systemRipgrep(
+  pathVariable: string | undefined,
+  untrustedDirectories: readonly string[],
+): Promise<RipgrepLocation | undefined> {
   const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
   for (const directory of (pathVariable ?? '').split(delimiter)) {
-    if (!directory) continue;
+    // A relative entry or one inside the workspace could hold an `rg` a command or an edit planted,
+    // which Grep (read-only, unsandboxed) would then run.
+    if (!directory || !isAbsolute(directory)) continue;
+    if (untrustedDirectories.some((untrusted) => isInside(directory, untrusted))) continue;
     const candidate = join(directory, name);
     if (!(await isExecutable(candidate))) continue;
     const version = await versionOf(candidate);
@@ -64,19 +72,21 @@ export function ripgrepPreference(
 /**
  * Finds ripgrep: the system's `rg` (version 13 or newer) on PATH, else the npm-bundled one, else the
  * JS fallback. `preference` forces one source; a forced binary that is missing falls through to JS.
+ * PATH entries that are relative or inside `untrustedDirectories` (the workspace) are skipped.
  * Results are remembered per PATH and preference, since probing spawns processes.
  */
 export function locateRipgrep(
   env: Readonly<Record<string, string | undefined>>,
   preference: RipgrepSource | undefined = ripgrepPreference(env),
+  untrustedDirectories: readonly string[] = [],
 ): Promise<RipgrepLocation> {
-  const key = `${preference ?? 'auto'}\0${env['PATH'] ?? ''}`;
+  const key = `${preference ?? 'auto'}\0${env['PATH'] ?? ''}\0${untrustedDirectories.join('\0')}`;
   let pending = located.get(key);
   if (!pending) {
     pending = (async (): Promise<RipgrepLocation> => {
       if (preference === 'js') return { source: 'js' };
       if (preference !== 'bundled') {
-        const system = await systemRipgrep(env['PATH']);
+        const system = await systemRipgrep(env['PATH'], untrustedDirectories);
         if (system) return system;
         if (preference === 'system') return { source: 'js' };
       }
@@ -85,6 +95,15 @@ export function locateRipgrep(
     located.set(key, pending);
   }
   return pending;
+}
+
+/** {@link locateRipgrep} for a tool call: the run's PATH, never an `rg` inside the working directories. */
+export function locateRipgrepForRun(context: Pick<ToolUseContext, 'run'>): Promise<RipgrepLocation> {
+  const directories = workingDirectories(context).flatMap((directory) => [
+    directory,
+    canonicalPath(directory),
+  ]);
+  return locateRipgrep(context.run.env, undefined, directories);
 }
 
 /** How a ripgrep run ended. */
@@ -107,6 +126,22 @@ export interface RunRipgrepOptions {
 const maxStderr = 8192;
 
 /**
+ * The environment without `RIPGREP_CONFIG_PATH`: a config file can add any flag, `--pre` (run a
+ * program on every file) included, and would make results depend on the user's settings.
+ */
+function withoutRipgrepConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  const { RIPGREP_CONFIG_PATH: _ignored, ...rest } = env;
+  return rest;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/**
  * Runs ripgrep and hands each stdout line to `onLine` as it arrives; returning `false` stops reading
  * and kills the process, so a search never holds more output than its caller keeps. Stdin is closed
  * (ripgrep would otherwise search it). Rejects only when the process cannot start or the signal aborts.
@@ -121,7 +156,7 @@ export function runRipgrep(
     options.signal?.throwIfAborted();
     const child: ChildProcess = spawn(rgPath, args, {
       cwd: options.cwd,
-      env: options.env ? { ...options.env } : process.env,
+      env: withoutRipgrepConfig(options.env ?? process.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
