@@ -88,18 +88,24 @@ export async function* runStreamingTurn(
       // Events arrive through onEvent; this only waits for the end.
     }
   };
-  const done = Promise.all([pumpStream(), pumpTools()]).then(() => merged.close());
+  // A failure (an onEvent callback that threw) still closes the merged queue, so the turn ends.
+  let failure: { error: unknown } | undefined;
+  const done = Promise.all([pumpStream(), pumpTools()])
+    .catch((error: unknown) => {
+      failure = { error };
+    })
+    .finally(() => merged.close());
   let finished = false;
   try {
     yield* merged;
     await done;
+    if (failure) throw failure.error;
     finished = true;
   } finally {
     if (!finished) {
       // The consumer stopped reading: nothing new starts, running calls follow their interrupt
       // behaviour, and the generator returns only once they have settled.
       abandoned = true;
-      done.catch(() => undefined);
       executor.interrupt();
       executor.endStream('aborted');
     }

@@ -41,7 +41,8 @@ export interface StreamingToolExecutorOptions {
   /**
    * Receives every event synchronously, at the moment it happens, instead of through `events()`
    * (which then only signals the end). Lets a caller interleave tool events with stream events in
-   * causal order.
+   * causal order. If it throws, the executor carries on (every call still settles and `events()` still
+   * ends) and `events()` rethrows the first such error at its end.
    */
   onEvent?: (event: ExecutorEvent) => void;
 }
@@ -88,6 +89,8 @@ export class StreamingToolExecutor {
   #siblingFailure: string | undefined;
   #interrupted = false;
   #nextToYield = 0;
+  /** The first exception the `onEvent` callback threw, rethrown by `events()` once everything settled. */
+  #callbackError: { error: unknown } | undefined;
 
   constructor(options: StreamingToolExecutorOptions) {
     this.#runTool = options.runTool;
@@ -188,8 +191,9 @@ export class StreamingToolExecutor {
   }
 
   /** Progress as it happens, then results in call order; ends after the stream ended and every call finished. */
-  events(): AsyncGenerator<ExecutorEvent, void> {
-    return this.#events[Symbol.asyncIterator]();
+  async *events(): AsyncGenerator<ExecutorEvent, void> {
+    yield* this.#events;
+    if (this.#callbackError) throw this.#callbackError.error;
   }
 
   /** Resolves when every started call has settled (used to prove nothing is left running). */
@@ -331,8 +335,16 @@ export class StreamingToolExecutor {
   }
 
   #emit(event: ExecutorEvent): void {
-    if (this.#onEvent) this.#onEvent(event);
-    else this.#events.push(event);
+    if (!this.#onEvent) {
+      this.#events.push(event);
+      return;
+    }
+    // A throwing callback must not leave the schedule half-advanced (the turn would never end).
+    try {
+      this.#onEvent(event);
+    } catch (error) {
+      this.#callbackError ??= { error };
+    }
   }
 
   #completeSynthetic(call: TrackedCall, text: string): void {
