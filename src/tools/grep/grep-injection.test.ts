@@ -31,7 +31,10 @@ describe.each(['system', 'bundled'] as const)(
       await chmod(preprocessor, 0o755);
       await writeFile(join(project.root, '.ripgreprc'), `--pre=${preprocessor}\n--files-without-match\n`);
       await writeFile(join(project.root, 'a.txt'), 'needle\n');
-      project.context.run.env['RIPGREP_CONFIG_PATH'] = join(project.root, '.ripgreprc');
+      project.context.run.env = {
+        ...project.context.run.env,
+        RIPGREP_CONFIG_PATH: join(project.root, '.ripgreprc'),
+      };
       const outcome = await runTool<GrepOutput>(
         GrepTool,
         { pattern: 'needle', output_mode: 'content' },
