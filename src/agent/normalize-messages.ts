@@ -26,8 +26,9 @@ function keepBlock(block: ContentBlock): boolean {
 /**
  * Makes a conversation valid for any provider: every tool_use gets exactly one tool_result, placed
  * first in the next user message and in call order (a missing one is written as an error result);
- * results that answer no call are dropped; meta messages become system-reminder text; empty text is
- * dropped and adjacent user messages merge. The input is not modified.
+ * results that answer no call are dropped; meta messages become system-reminder text; empty text and
+ * empty assistant messages are dropped and user messages that end up adjacent merge, so turns
+ * alternate. The input is not modified.
  */
 export function normalizeMessagesForApi(messages: readonly Message[]): Message[] {
   const merged: Message[] = [];
@@ -78,7 +79,11 @@ export function normalizeMessagesForApi(messages: readonly Message[]): Message[]
     }
     // A user message not right after tool calls may not carry results: they would answer nothing.
     const content = message.content.filter((block) => block.type !== 'tool_result');
-    if (content.length > 0) result.push({ role: 'user', content });
+    if (content.length === 0) continue;
+    // An assistant message dropped for being empty (an interrupted turn) leaves two user turns in a row.
+    const previous = result.at(-1);
+    if (previous?.role === 'user') previous.content.push(...content);
+    else result.push({ role: 'user', content });
   }
   return result;
 }
