@@ -39,7 +39,13 @@ const wrapperSpecs: Record<string, WrapperSpec> = {
     longValue: ['--kill-after', '--signal'],
     positional: /^\d+(\.\d+)?[smhd]?$/,
   },
-  time: { shortFlags: 'p', shortValue: '', longFlags: [], longValue: [] },
+  // GNU time's -o/--output writes a file, so a `time -o` call is not unwrapped.
+  time: {
+    shortFlags: 'pvqa',
+    shortValue: 'f',
+    longFlags: ['--portability', '--verbose', '--quiet', '--append'],
+    longValue: ['--format'],
+  },
   nice: {
     shortFlags: '',
     shortValue: 'n',
@@ -51,9 +57,9 @@ const wrapperSpecs: Record<string, WrapperSpec> = {
   stdbuf: { shortFlags: '', shortValue: 'ioe', longFlags: [], longValue: ['--input', '--output', '--error'] },
   env: {
     shortFlags: 'i0v',
-    shortValue: 'uC',
+    shortValue: 'uCaP',
     longFlags: ['--ignore-environment', '--null', '--debug'],
-    longValue: ['--unset', '--chdir'],
+    longValue: ['--unset', '--chdir', '--argv0'],
     longOptionalValue: ['--default-signal', '--ignore-signal', '--block-signal'],
     assignments: true,
   },
@@ -258,6 +264,15 @@ function splitLong(word: string): [string, string | undefined] {
   return equals === -1 ? [word, undefined] : [word.slice(0, equals), word.slice(equals + 1)];
 }
 
+/**
+ * A wrapper named by its path in a system directory (`/usr/bin/env`) is the wrapper itself; any other
+ * path (`./env`) may be a different program and is left as written.
+ */
+function systemProgramName(word: string): string {
+  const match = /^\/(?:usr\/)?(?:local\/)?s?bin\/([^/]+)$/.exec(word);
+  return match?.[1] ?? word;
+}
+
 /** Removes every known wrapper around a command and reports what was removed. */
 export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
   let argv = command.argv.slice();
@@ -265,8 +280,9 @@ export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
   let envVars = command.envVars.slice();
   const details: UnwrapDetails = { command, wrappers: [] };
   for (let layer = 0; layer < 32; layer++) {
-    const name = argv[0];
-    if (name === undefined || (kinds[0] ?? 'literal') !== 'literal') break;
+    const written = argv[0];
+    if (written === undefined || (kinds[0] ?? 'literal') !== 'literal') break;
+    const name = systemProgramName(written);
     const spec = own(wrapperSpecs, name);
     if (!spec) break;
     const stripped = stripWrapper(spec, argv, kinds);

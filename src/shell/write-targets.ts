@@ -50,6 +50,8 @@ export function writeTargetsOf(argv: readonly string[], kinds: readonly ArgKind[
         (word, index) => !scripts.has(index) && operands.includes(word) && !optionValueAt(args, index),
       );
     }
+    case 'git':
+      return gitWriteTargets(args);
     case 'dd':
       return operands.filter((word) => word.startsWith('of=')).map((word) => word.slice(3));
     case 'curl':
@@ -67,7 +69,7 @@ export function writeTargetsOf(argv: readonly string[], kinds: readonly ArgKind[
 
 /**
  * Values of one option in every spelling: `-o FILE`, `-oFILE`, `-uo FILE` (a cluster ending in the
- * letter), `--output FILE` and `--output=FILE`.
+ * letter), `--output FILE` and `--output=FILE`. An empty letter means the option has no short form.
  */
 function optionValues(args: readonly string[], letter: string, long: string): string[] {
   const values: string[] = [];
@@ -79,7 +81,7 @@ function optionValues(args: readonly string[], letter: string, long: string): st
       if (value !== undefined) values.push(value);
       continue;
     }
-    if (word.startsWith('--') || !word.startsWith('-')) continue;
+    if (letter === '' || word.startsWith('--') || !word.startsWith('-')) continue;
     const at = word.indexOf(letter, 1);
     if (at === -1 || !/^[A-Za-z]*$/.test(word.slice(1, at))) continue;
     const attached = word.slice(at + 1);
@@ -93,4 +95,16 @@ function optionValues(args: readonly string[], letter: string, long: string): st
 function optionValueAt(args: readonly string[], index: number): boolean {
   const previous = args[index - 1] ?? '';
   return /^-[A-Za-z]*[efl]$/.test(previous) || /^--(expression|file|line-length)$/.test(previous);
+}
+
+/** Files git subcommands write through their own options (`--output`, `format-patch -o`, `bundle create`). */
+function gitWriteTargets(args: readonly string[]): string[] {
+  const subcommandAt = args.findIndex((word) => !word.startsWith('-'));
+  const subcommand = args[subcommandAt];
+  const rest = args.slice(subcommandAt + 1);
+  const targets = optionValues(rest, '', '--output');
+  if (subcommand === 'format-patch') targets.push(...optionValues(rest, 'o', '--output-directory'));
+  if (subcommand === 'archive') targets.push(...optionValues(rest, 'o', '--output'));
+  if (subcommand === 'bundle' && rest[0] === 'create' && rest[1] !== undefined) targets.push(rest[1]);
+  return [...new Set(targets)];
 }

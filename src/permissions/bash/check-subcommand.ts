@@ -14,6 +14,7 @@ import {
   readPathCandidates,
   searchesWorkingDirectory,
 } from './command-paths.ts';
+import { embeddedCommandSpellings } from './embedded-commands.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
@@ -303,6 +304,38 @@ function globReachingDeniedPath(
   });
 }
 
+/** An ask when the command's arguments may run a command a deny or ask rule covers. */
+function embeddedRuleMatch(
+  subcommand: AnalyzedSubcommandLike,
+  context: SubcommandCheckContext,
+): AskVerdict | undefined {
+  const rules = [...context.shellRules.deny, ...context.shellRules.ask];
+  if (rules.length === 0) return undefined;
+  const spellings = embeddedCommandSpellings(subcommand);
+  if (spellings.length === 0) return undefined;
+  for (const rule of rules) {
+    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
+    const inner = spellings.find((text) => matchesShellPattern(pattern, text));
+    if (inner === undefined) continue;
+    return ask(
+      'safety',
+      `\`${subcommand.text.trim()}\` may run \`${inner}\`, which ${describeRule(rule)} covers`,
+      {
+        rule,
+        classifierApprovable: false,
+        steps: [
+          ruleStep(
+            rule,
+            'ask',
+            `An argument of \`${subcommand.text.trim()}\` may run a command this rule covers.`,
+          ),
+        ],
+      },
+    );
+  }
+  return undefined;
+}
+
 /**
  * Runs the per-subcommand steps: deny rules, path deny rules on what it reads and writes, ask rules,
  * critical removals, write targets, allow rules, acceptEdits file commands, the read-only default.
@@ -323,6 +356,8 @@ export function checkSubcommand(
       rule: denyRule,
       steps: [ruleStep(denyRule, 'deny', `${label} matches this deny rule.`)],
     };
+  const embedded = subcommand.readOnly ? undefined : embeddedRuleMatch(subcommand, context);
+  if (embedded) return embedded;
 
   let unknownRead: string | undefined;
   const readPaths = [];
