@@ -89,5 +89,7 @@ process.on('message', (message) => {
     finish(error);
   }
 });
+// The parent is gone (it crashed or was killed): nothing can ask for results any more.
+process.on('disconnect', () => process.exit(0));
 process.send({ type: 'ready' });
 `;

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { SessionResource, SessionResourceKey } from '../../core/index.ts';
+import { signalProcessGroup } from '../shared/process/process-group.ts';
 import { replHostSource } from './repl-host-source.ts';
 
 /** The result of evaluating one piece of code. */
@@ -129,6 +130,8 @@ export class ReplSession implements SessionResource {
       cwd: options.cwd,
       env,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      // Its own process group, so whatever the evaluated code starts can be ended with it.
+      detached: true,
     });
     this.#child = child;
     let stderr = '';
@@ -145,6 +148,8 @@ export class ReplSession implements SessionResource {
       });
       child.once('error', reject);
       child.once('exit', (code, signal) => {
+        // The code may have ended the process itself (process.exit); its children go with it.
+        if (child.pid !== undefined) signalProcessGroup(child.pid, 'SIGKILL');
         reject(
           new Error(`The REPL process exited (${signal ?? code}) before it was ready. ${stderr}`.trim()),
         );
@@ -166,7 +171,7 @@ export class ReplSession implements SessionResource {
     this.#child = undefined;
     this.#ready = undefined;
     if (note !== undefined) this.#lostNote = note;
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child?.pid !== undefined) signalProcessGroup(child.pid, 'SIGKILL');
   }
 }
 

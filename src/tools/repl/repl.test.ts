@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolInputJsonSchema, toolResultText } from '../../core/index.ts';
-import { callTool, makeShellProject, type ShellProject } from '../shared/process/test-shell.ts';
+import {
+  callTool,
+  makeShellProject,
+  processesMatching,
+  type ShellProject,
+  waitUntilGone,
+} from '../shared/process/test-shell.ts';
 import { ReplTool } from './repl.ts';
 import type { ReplEvaluation } from './repl-session.ts';
 
@@ -112,5 +118,22 @@ describe('REPL', () => {
     for (let waited = 0; waited < 2_000 && alive(); waited += 20)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive()).toBe(false);
+  });
+
+  it('ends the processes its code started when the session is disposed or a call is cut off', async () => {
+    project = makeShellProject();
+    const marker = `${200 + Math.floor(Math.random() * 700)}.${process.pid}7`;
+    const start = `require('node:child_process').spawn('sleep', ['${marker}'], { stdio: 'ignore' }).pid`;
+    await evaluate(start);
+    expect(processesMatching(`sleep ${marker}`)).toHaveLength(1);
+    await project.context.run.resources?.dispose();
+    expect(await waitUntilGone(`sleep ${marker}`)).toEqual([]);
+
+    await project.cleanup();
+    project = makeShellProject();
+    await evaluate(start);
+    const hung = await evaluate('await new Promise(() => {})', 200);
+    expect(hung.text).toContain('restarted');
+    expect(await waitUntilGone(`sleep ${marker}`)).toEqual([]);
   });
 });
