@@ -304,6 +304,28 @@ function globReachingDeniedPath(
   });
 }
 
+/**
+ * A path argument of a command that is not read-only and that an Edit deny rule covers, or a directory
+ * holding such paths: the analyser knows the write targets of common commands only, and `git checkout
+ * -- src/a.ts` or `git restore src` write what they name.
+ */
+function argumentUnderWriteDeny(
+  paths: ReadonlyArray<{ lexical: string; physical: string }>,
+  context: SubcommandCheckContext,
+): { path: string; rule: PermissionRule } | undefined {
+  if (context.pathRules.writeDeny.length === 0) return undefined;
+  for (const path of paths) {
+    const rule =
+      findPathRule(context.pathRules.writeDeny, path, 'deny', context.workspace) ??
+      context.pathRules.writeDeny.find((candidate) => {
+        const prefix = pathRuleLiteralPrefix(candidate, context.workspace);
+        return [path.lexical, path.physical].some((directory) => isInsideDirectory(prefix, directory));
+      });
+    if (rule) return { path: path.lexical, rule };
+  }
+  return undefined;
+}
+
 /** An ask when the command's arguments may run a command a deny or ask rule covers. */
 function embeddedRuleMatch(
   subcommand: AnalyzedSubcommandLike,
@@ -395,6 +417,13 @@ export function checkSubcommand(
     unknownRead ??= `${coveringDirectory.lexical} (a directory holding files a deny rule covers)`;
   const writes = checkWrites(subcommand, context);
   if (writes?.behavior === 'deny') return writes;
+  const mayWrite = subcommand.readOnly ? undefined : argumentUnderWriteDeny(readPaths, context);
+  if (mayWrite)
+    return ask(
+      'safety',
+      `${label} is not read-only and names ${mayWrite.path}, which ${describeRule(mayWrite.rule)} protects from writes`,
+      { rule: mayWrite.rule, classifierApprovable: false },
+    );
   // A write inside the working directories that only needs approval because nothing allowed it may
   // be allowed by an explicit rule for the command (`Bash(touch *)` covers `touch notes.txt`); a write
   // through a redirect may not: `Bash(echo *)` must not let `echo x > src/app.ts` through.
