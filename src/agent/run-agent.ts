@@ -30,7 +30,10 @@ export interface RunAgentOptions {
   history?: readonly Message[];
   /** Model turns before the run stops; default 50. */
   maxTurns?: number;
-  /** Aborting interrupts the run: the model stream stops and tools follow their interrupt behaviour. */
+  /**
+   * Aborting interrupts the run: the model stream stops and tools follow their interrupt behaviour.
+   * Aborting the context's `run.abortController` does the same.
+   */
   signal?: AbortSignal;
   maxTokens?: number;
   /** Run tools only after each model message ended (no streaming execution). */
@@ -70,10 +73,19 @@ function textOf(message: Message | undefined): string {
  */
 export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentEvent, void> {
   const started = Date.now();
+  // The run's own controller: it follows the caller's signal and the context's controller (a
+  // subagent's context is linked to its parent call), and the run can abort it without touching either.
   const controller = new AbortController();
-  const onAbort = () => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const listening = new AbortController();
+  for (const source of [options.signal, options.context.run.abortController.signal]) {
+    if (!source) continue;
+    if (source.aborted) controller.abort(source.reason);
+    else
+      source.addEventListener('abort', () => controller.abort(source.reason), {
+        once: true,
+        signal: listening.signal,
+      });
+  }
 
   const messages: Message[] = [...(options.history ?? []), userMessage(options.prompt)];
   let context: ToolUseContext = {
@@ -88,7 +100,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   let ended = false;
   const finish = (reason: AgentStopReason, turns: number, outcome?: TurnOutcome): AgentDone => {
     ended = true;
-    options.signal?.removeEventListener('abort', onAbort);
+    listening.abort();
     const lastAssistant = [...messages].reverse().find((message) => message.role === 'assistant');
     const done: AgentDone = {
       type: 'done',
@@ -161,7 +173,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       if (turn >= maxTurns) return yield finish('max_turns', turn, outcome);
     }
   } finally {
-    options.signal?.removeEventListener('abort', onAbort);
+    listening.abort();
     // A consumer that stops reading (or an error) ends the run: the model request and the tools stop.
     if (!ended) controller.abort(new Error('The agent run was stopped before it finished.'));
   }

@@ -8,7 +8,7 @@ import {
   type ModelProvider,
   type StreamEvent,
 } from '../../src/core/index.ts';
-import { runAgent } from '../../src/agent/index.ts';
+import { type AgentDone, runAgent } from '../../src/agent/index.ts';
 import { createToolNameResolver, createToolRunner } from '../../src/pipeline/index.ts';
 
 /** Records how a call ended, so the test can see it was aborted rather than left running. */
@@ -63,8 +63,8 @@ function hangingProvider(seen: { signal?: AbortSignal; closed: boolean }): Model
   };
 }
 
-describe('runAgent, when the consumer stops reading early', () => {
-  it('aborts the model request and the running tools and stops listening to the caller signal', async () => {
+describe('runAgent aborts', () => {
+  it('the model request and the running tools when the consumer stops reading, and stops listening to the caller signal', async () => {
     endings.length = 0;
     const seen: { signal?: AbortSignal; closed: boolean } = { closed: false };
     const caller = new AbortController();
@@ -88,5 +88,56 @@ describe('runAgent, when the consumer stops reading early', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     expect(seen.closed).toBe(true);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("stops when the context's abort controller aborts, as a subagent does when its parent call is cancelled", async () => {
+    endings.length = 0;
+    const seen: { signal?: AbortSignal; closed: boolean } = { closed: false };
+    const context = createToolUseContext({ cwd: process.cwd(), tools });
+    const events: string[] = [];
+    let done: AgentDone | undefined;
+    for await (const event of runAgent({
+      provider: hangingProvider(seen),
+      tools,
+      runTool,
+      context,
+      systemPrompt: 'test',
+      prompt: 'go',
+    })) {
+      events.push(event.type);
+      if (event.type === 'tool_started') setTimeout(() => context.run.abortController.abort(), 10);
+      if (event.type === 'done') done = event;
+    }
+    expect(done?.reason).toBe('aborted');
+    expect(endings).toEqual(['aborted']);
+    expect(seen.signal?.aborted).toBe(true);
+    expect(done?.context.run.abortController).toBe(context.run.abortController);
+    expect(getEventListeners(context.run.abortController.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('removes its listeners from a signal that never aborts once the run is done', async () => {
+    const caller = new AbortController();
+    const context = createToolUseContext({ cwd: process.cwd(), tools });
+    const provider: ModelProvider = {
+      name: 'one-turn',
+      model: 'test-model',
+      async *stream(): AsyncGenerator<StreamEvent> {
+        yield { type: 'text_delta', text: 'hello' };
+        yield { type: 'message_end', stopReason: 'end_turn', usage: emptyUsage() };
+      },
+    };
+    const options = {
+      provider,
+      tools,
+      runTool,
+      context,
+      systemPrompt: 'test',
+      prompt: 'hi',
+      signal: caller.signal,
+    };
+    for await (const event of runAgent(options))
+      if (event.type === 'done') expect(event.reason).toBe('end_turn');
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(context.run.abortController.signal, 'abort')).toHaveLength(0);
   });
 });
