@@ -51,6 +51,7 @@ export interface CellsLayout {
 
 /** Finds the `cells` array of a notebook's top-level object by scanning, not re-serialising. */
 export function locateCells(text: string): CellsLayout {
+  let found: CellsLayout | undefined;
   let index = skipWhitespace(text, 0);
   if (text[index] !== '{') throw new SyntaxError('A notebook must be a JSON object');
   index++;
@@ -63,6 +64,10 @@ export function locateCells(text: string): CellsLayout {
     if (text[index] !== ':') throw new SyntaxError('Expected ":" in JSON object');
     const valueStart = skipWhitespace(text, index + 1);
     const valueEnd = skipValue(text, valueStart);
+    if (key === 'cells' && found) {
+      // JSON.parse keeps the last one, a splice would change the first: refuse rather than guess.
+      throw new SyntaxError('The notebook has the "cells" key twice');
+    }
     if (key === 'cells' && text[valueStart] === '[') {
       const cells: Span[] = [];
       let position = skipWhitespace(text, valueStart + 1);
@@ -72,12 +77,13 @@ export function locateCells(text: string): CellsLayout {
         position = skipWhitespace(text, end);
         if (text[position] === ',') position = skipWhitespace(text, position + 1);
       }
-      return { array: { start: valueStart, end: valueEnd }, cells };
+      found = { array: { start: valueStart, end: valueEnd }, cells };
     }
     index = skipWhitespace(text, valueEnd);
     if (text[index] === ',') index++;
   }
-  throw new SyntaxError('The notebook has no "cells" array');
+  if (!found) throw new SyntaxError('The notebook has no "cells" array');
+  return found;
 }
 
 /** The whitespace before the line that holds `index`, i.e. that line's indentation. */

@@ -193,4 +193,16 @@ describe('NotebookEdit', () => {
     });
     expect(replaced.includes('\n') && !/[^\r]\n/.test(replaced)).toBe(true);
   });
+
+  it('refuses a notebook with two "cells" keys instead of editing the one Jupyter ignores', async () => {
+    const cell = (id: string, source: string) =>
+      `{"cell_type":"markdown","id":"${id}","metadata":{},"source":"${source}"}`;
+    // JSON.parse (and Jupyter) keep the second array; both have a cell "b".
+    const text = `{"cells":[${cell('a', 'decoy a')},${cell('b', 'decoy b')}],"metadata":{},"nbformat":4,"nbformat_minor":5,"cells":[${cell('a', 'real a')},${cell('b', 'real b')}]}`;
+    await seed(text);
+    const outcome = await edit({ cell_id: 'b', new_source: 'changed' });
+    expect(outcome).toMatchObject({ ok: false, stage: 'validate', code: 'validation_failed' });
+    expect(outcome.ok === false && outcome.message).toContain('"cells" key twice');
+    expect(await readFile(path(), 'utf8')).toBe(text);
+  });
 });

@@ -20,6 +20,7 @@ import {
 } from '../shared/notebook.ts';
 import { resolveToolPath } from '../shared/paths.ts';
 import { checkFreshness, recordFullView } from '../shared/read-state.ts';
+import { locateCells } from './json-spans.ts';
 import { notebookEditPrompt } from './notebook-edit.prompt.ts';
 import { type CellChange, newCell, sourceLines, spliceNotebook } from './notebook-splice.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
@@ -120,6 +121,14 @@ async function prepare(
     );
   const document = parseNotebook(text);
   if (typeof document === 'string') return fail(ErrorCodes.validationFailed, `${path}: ${document}`);
+  try {
+    locateCells(text);
+  } catch (error) {
+    return fail(
+      ErrorCodes.validationFailed,
+      `${path}: ${(error as Error).message}, so the cell to change is ambiguous. Fix the notebook's JSON first (Write the corrected file), then retry.`,
+    );
+  }
   const index = input.cell_id === undefined ? undefined : findCellIndex(document.cells, input.cell_id);
   if (input.cell_id !== undefined && index === undefined) {
     const known = document.cells.slice(0, 20).map((cell, position) => cellIdOf(cell, position));
@@ -180,7 +189,16 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
   async call(input, context) {
     const prepared = await prepare(input, context);
     if ('error' in prepared) throw new EfferentError(ErrorCodes.validationFailed, prepared.error.message);
-    const updated = spliceNotebook(prepared.text, prepared.change);
+    let updated: string;
+    try {
+      updated = spliceNotebook(prepared.text, prepared.change);
+    } catch (error) {
+      throw new EfferentError(
+        ErrorCodes.toolFailed,
+        `${prepared.path}: ${(error as Error).message}. The notebook was not written; Read it again and retry, or rewrite it with Write.`,
+        { cause: error },
+      );
+    }
     assertWriteStaysInside(prepared.path, context);
     await writeFileAtomic(prepared.path, updated, { signal: context.run.abortController.signal });
     recordFullView(context, prepared.path, updated, (await stat(prepared.path)).mtimeMs);
