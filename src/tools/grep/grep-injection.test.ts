@@ -57,6 +57,9 @@ describe.each(['system', 'bundled'] as const)(
       expect(pattern.ok && pattern.text).toContain('--pre=sh');
       const byType = await runTool<GrepOutput>(GrepTool, { pattern: 'x', type: '--pre=sh' }, project.context);
       expect(byType.ok).toBe(false);
+      // The message names the real problem (the type), not the pattern.
+      expect(byType.ok === false && byType.message).toMatch(/unrecognized file type[\s\S]*glob parameter/);
+      expect(byType.ok === false && byType.message).not.toContain('regular expression');
       const glob = await runTool(
         GlobTool,
         { pattern: '--pre=sh', path: join(project.root, '-dir') },

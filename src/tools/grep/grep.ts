@@ -184,6 +184,12 @@ async function search(spec: GrepSpec, input: GrepInput, context: ToolUseContext)
         );
   if (exit.exitCode === 2 && kept.length === 0 && seen === 0) {
     const summary = ripgrepErrorSummary(exit.stderr);
+    if (/unrecognized file type/i.test(summary)) {
+      throw new EfferentError(
+        ErrorCodes.validationFailed,
+        `${summary}\nUse a ripgrep type name (js, ts, py, rust, go, java, md, …) or filter with the glob parameter instead (e.g. "*.vue").`,
+      );
+    }
     if (invalidPattern.test(summary)) {
       throw new EfferentError(
         ErrorCodes.validationFailed,
