@@ -25,6 +25,7 @@ import {
   syntheticErrorResult,
   unknownToolText,
 } from './synthetic-results.ts';
+import { explainCancellation, resultEvent, type TrackedCall } from './tracked-call.ts';
 
 /** How a streaming executor is set up for one model turn. */
 export interface StreamingToolExecutorOptions {
@@ -45,23 +46,6 @@ export interface StreamingToolExecutorOptions {
    * ends) and `events()` rethrows the first such error at its end.
    */
   onEvent?: (event: ExecutorEvent) => void;
-}
-
-type CallStatus = 'receiving' | 'queued' | 'executing' | 'completed' | 'yielded';
-
-interface TrackedCall {
-  index: number;
-  id: string;
-  name: string;
-  status: CallStatus;
-  block?: ToolUseBlock;
-  tool?: AnyTool;
-  safe: boolean;
-  controller?: AbortController;
-  /** Set when the executor aborted this call; replaces an error result with a clear reason. */
-  cancelText?: string;
-  outcome?: CallOutcome;
-  ran: boolean;
 }
 
 /**
@@ -244,19 +228,7 @@ export class StreamingToolExecutor {
       if (call?.status !== 'completed' || !call.outcome) break;
       call.status = 'yielded';
       this.#nextToYield += 1;
-      const { outcome } = call;
-      const event: ExecutorEvent = {
-        type: 'tool_result',
-        toolUseId: call.id,
-        name: call.name,
-        result: outcome.result,
-        newMessages: outcome.newMessages,
-        ran: call.ran,
-        at: this.#context.run.now(),
-      };
-      if (outcome.stopReason !== undefined) event.stopReason = outcome.stopReason;
-      if (outcome.errorClass !== undefined) event.errorClass = outcome.errorClass;
-      this.#emit(event);
+      this.#emit(resultEvent(call, call.outcome, this.#context.run.now()));
     }
     if (this.#streamStop !== undefined && this.#nextToYield === this.#calls.length && !this.#events.closed) {
       this.#listening.abort();
@@ -288,14 +260,7 @@ export class StreamingToolExecutor {
   }
 
   #finish(call: TrackedCall, outcome: CallOutcome): void {
-    let final = outcome;
-    if (call.cancelText !== undefined && outcome.result.isError) {
-      final = {
-        result: syntheticErrorResult(call.id, call.cancelText),
-        newMessages: [],
-        errorClass: 'aborted',
-      };
-    }
+    const final = explainCancellation(call, outcome);
     call.outcome = final;
     call.status = 'completed';
     if (call.cancelText === undefined && final.result.isError && call.block) {
