@@ -221,8 +221,13 @@ interface GitSubcommand {
   validate?: (parsed: ParsedArgs) => boolean;
 }
 
+// Filters such as --contains imply --list, so the words after them are patterns, never new refs.
 const listingOnly = (parsed: ParsedArgs): boolean =>
-  parsed.operands.length === 0 || hasFlag(parsed, '-l', '--list');
+  parsed.operands.length === 0 ||
+  hasFlag(parsed, '-l', '--list') ||
+  hasFlag(parsed, '--contains', '--no-contains') ||
+  hasFlag(parsed, '--merged', '--no-merged') ||
+  hasFlag(parsed, '--points-at');
 
 const remoteLooksLikeUrl = /[:@/\\]|^\.|^[~$]/;
 

@@ -203,6 +203,12 @@ export const simpleCommandSpecs: Record<string, CommandSpec> = {
   ':': { flags: {}, anyArgSafe: true },
   which: { flags: flagTable('as', ['--all', '--skip-alias', '--skip-functions']), anyArgSafe: true },
   type: { flags: flagTable('afptP'), anyArgSafe: true },
+  // Without -v or -V `command` runs its operand; the wrapper code unwraps that form before this check.
+  command: {
+    flags: flagTable('pvV'),
+    anyArgSafe: true,
+    validate: (parsed) => hasFlag(parsed, '-v', '-V'),
+  },
   whereis: { flags: flagTable('bmsul'), anyArgSafe: true },
   grep: {
     flags: grepFlags,
