@@ -1,10 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EditOutput } from '../shared/edit-plan.ts';
 import { makeTempProject, runTool, type TempProject } from '../shared/test-support.ts';
 import { MultiEditTool } from '../multi-edit/multi-edit.ts';
 import { ReadTool } from '../read/read.ts';
+import { WriteTool } from '../write/write.ts';
 import { EditTool } from './edit.ts';
 
 let project: TempProject;
@@ -62,5 +63,25 @@ describe('Edit keeps every byte it did not change', () => {
     expect(await readFile(file('u16.txt'))).toEqual(
       Buffer.concat([bom, Buffer.from('héllo wörld\r\nzweite line\r\n', 'utf16le')]),
     );
+  });
+
+  it('leaves a read-only file alone, though its directory is writable', async () => {
+    await seedAndRead('locked.txt', Buffer.from('keep me\n'));
+    await chmod(file('locked.txt'), 0o444);
+    const outcome = await runTool<EditOutput>(
+      EditTool,
+      { file_path: file('locked.txt'), old_string: 'keep', new_string: 'lose' },
+      project.context,
+    );
+    expect(outcome).toMatchObject({ ok: false, stage: 'validate' });
+    expect(outcome.ok === false && outcome.message).toContain('read-only (mode 0444)');
+    const written = await runTool(
+      WriteTool,
+      { file_path: file('locked.txt'), content: 'gone\n' },
+      project.context,
+    );
+    expect(written.ok).toBe(false);
+    expect(await readFile(file('locked.txt'), 'utf8')).toBe('keep me\n');
+    expect((await stat(file('locked.txt'))).mode & 0o777).toBe(0o444);
   });
 });

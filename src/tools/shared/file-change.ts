@@ -1,4 +1,4 @@
-import type { Stats } from 'node:fs';
+import { accessSync, constants, type Stats } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
@@ -22,7 +22,23 @@ export function unwritableReason(path: string, stats: Stats | undefined): string
   if (blocked) return blocked;
   if (!stats) return undefined;
   if (stats.isDirectory()) return `${path} is a directory; give the path of a file inside it.`;
-  return specialFileReason(path, stats);
+  const special = specialFileReason(path, stats);
+  if (special) return special;
+  // The atomic rename would replace a read-only file as long as its directory is writable; a
+  // read-only file is someone's way of saying "do not change this", so it is honoured.
+  if ((stats.mode & 0o222) === 0 || !isWritable(path)) {
+    return `${path} is read-only (mode ${(stats.mode & 0o777).toString(8).padStart(4, '0')}), so it was not changed. Ask the user whether it should be edited; if so, make it writable first (chmod u+w).`;
+  }
+  return undefined;
+}
+
+function isWritable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
