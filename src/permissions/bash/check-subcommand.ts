@@ -382,15 +382,21 @@ export function checkSubcommand(
   if (embedded) return embedded;
 
   let unknownRead: string | undefined;
+  // A path only known when the command runs (`$XDG_CONFIG_HOME/x`, `~other/x`, `$(…)`) may be anywhere.
+  let runtimePath: string | undefined;
   const readPaths = [];
   for (const candidate of readPathCandidates(subcommand, workspace.home)) {
     if ('unknown' in candidate) {
       unknownRead ??= candidate.unknown;
+      runtimePath ??= candidate.unknown;
       continue;
     }
     const path = resolveFrom(candidate.path, subcommand, workspace);
     if (isUnresolvable(path)) {
-      if (candidate.primary) unknownRead ??= candidate.path;
+      if (candidate.primary) {
+        unknownRead ??= candidate.path;
+        if (subcommand.cwd === null) runtimePath ??= candidate.path;
+      }
       continue;
     }
     if (candidate.primary) readPaths.push(path);
@@ -496,7 +502,12 @@ export function checkSubcommand(
   }
   if (writes) return writes;
   if (subcommand.readOnly && allEnvSafe) {
-    const reads = nonReadingCommands.has(subcommand.argv[0] ?? '') ? [] : readPaths;
+    const reading = !nonReadingCommands.has(subcommand.argv[0] ?? '');
+    const reads = reading ? readPaths : [];
+    if (reading && runtimePath !== undefined)
+      return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
     const outside = reads.find((path) => !isInWorkspace(path, workspace));
     if (outside)
       return ask('workspace', `${label} reads ${outside.lexical}, outside the working directories`, {

@@ -20,7 +20,11 @@ export type PathCandidate = { path: string; primary: boolean } | { unknown: stri
 const readingRedirects = new Set(['<', '<>', '<&']);
 
 /** Expands the spellings of the home directory bash would expand; anything else dynamic stays unknown. */
-function expandHome(word: string, home: string): string | undefined {
+function expandHome(word: string, home: string, literal: boolean): string | undefined {
+  // `~user`, `~+` and `~-` expand to another user's home, $PWD and $OLDPWD: not known here.
+  if (/^~[^/]/.test(word)) return undefined;
+  // A quoted `$` (`awk '{print $2}'`) is plain text; the analyser says which words are literal.
+  if (literal) return word;
   const expanded = word.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, home);
   return isDynamicWord(expanded) ? undefined : expanded;
 }
@@ -42,16 +46,23 @@ function scriptReads(subcommand: AnalyzedSubcommandLike): {
 /** Every plausible path a subcommand reads. */
 export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: string): PathCandidate[] {
   const script = scriptReads(subcommand);
-  const words = subcommand.argv.map((word, index) => ({ word, script: script.scripts.has(index) })).slice(1);
+  const words = subcommand.argv
+    .map((word, index) => ({
+      word,
+      script: script.scripts.has(index),
+      literal: subcommand.argKinds?.[index] === 'literal' && !isDynamicWord(word.replace(/\$/g, '')),
+    }))
+    .slice(1);
   for (const redirect of subcommand.redirects)
-    if (readingRedirects.has(redirect.operator)) words.push({ word: redirect.target, script: false });
+    if (readingRedirects.has(redirect.operator))
+      words.push({ word: redirect.target, script: false, literal: false });
   const candidates: PathCandidate[] = [];
   if (script.files === undefined)
     candidates.push({ unknown: `the files ${subcommand.argv[0]}'s script reads` });
-  else for (const file of script.files) words.push({ word: file, script: false });
-  for (const { word, script: isScript } of words) {
+  else for (const file of script.files) words.push({ word: file, script: false, literal: false });
+  for (const { word, script: isScript, literal } of words) {
     if (word === '' || word === '-' || word === '--') continue;
-    const expanded = expandHome(word, home);
+    const expanded = expandHome(word, home, literal);
     if (expanded === undefined) {
       candidates.push({ unknown: word });
       continue;
