@@ -10,6 +10,7 @@ import type {
 import { errorMessage } from '../core/index.ts';
 import { AssistantMessageBuilder } from './assistant-message-builder.ts';
 import { EventQueue } from './event-queue.ts';
+import { readStream } from './read-stream.ts';
 import type { ExecutorEvent } from './executor-events.ts';
 import { StreamingToolExecutor, type StreamingToolExecutorOptions } from './streaming-tool-executor.ts';
 
@@ -41,7 +42,8 @@ export type TurnEvent =
  * blocks complete. Yields model events and tool events interleaved as they happen, then `turn_end`.
  * Nothing is left running when it returns, also when the consumer stops reading early: calls then
  * follow their interrupt behaviour ('cancel' calls are aborted, 'block' calls finish first) and the
- * model stream is released at its next event (abort the request's signal to end it at once).
+ * model stream is asked to close. An interrupt (the context's abort signal) ends the reading at once,
+ * even when the provider is slow to honour it.
  */
 export async function* runStreamingTurn(
   stream: AsyncIterable<StreamEvent>,
@@ -61,12 +63,12 @@ export async function* runStreamingTurn(
     },
   });
 
-  // Set when the consumer stopped reading: the stream is let go at its next event.
-  let abandoned = false;
+  // Aborted when the consumer stops reading: the stream is let go and nothing new starts.
+  const abandoned = new AbortController();
+  const turnSignal = options.context.run.abortController.signal;
   const pumpStream = async (): Promise<void> => {
     try {
-      for await (const event of stream) {
-        if (abandoned) break;
+      const end = await readStream(stream, [turnSignal, abandoned.signal], (event) => {
         builder.add(event);
         merged.push({ type: 'stream', event, at: now() });
         if (event.type === 'tool_use_start') executor.startToolUse(event.id, event.name);
@@ -74,12 +76,13 @@ export async function* runStreamingTurn(
           const block = { type: 'tool_use' as const, id: event.id, name: event.name, input: event.input };
           executor.addToolUse(block, event.inputError);
         }
-        if (event.type === 'message_end' || event.type === 'error') break;
-      }
+        return event.type !== 'message_end' && event.type !== 'error';
+      });
+      if (end === 'aborted') builder.endWith('aborted');
     } catch (error) {
       builder.endWith('error', errorMessage(error));
     }
-    if (options.context.run.abortController.signal.aborted) builder.endWith('aborted');
+    if (turnSignal.aborted) builder.endWith('aborted');
     builder.endWith('error', 'The model stream ended without a stop reason.');
     executor.endStream(builder.stopReason ?? 'error');
   };
@@ -105,7 +108,7 @@ export async function* runStreamingTurn(
     if (!finished) {
       // The consumer stopped reading: nothing new starts, running calls follow their interrupt
       // behaviour, and the generator returns only once they have settled.
-      abandoned = true;
+      abandoned.abort();
       executor.interrupt();
       executor.endStream('aborted');
     }
