@@ -48,7 +48,6 @@ const nonReadingCommands = new Set([
   'true',
   'false',
   'pwd',
-  'date',
   'which',
   'type',
   'whoami',
@@ -504,6 +503,10 @@ export function checkSubcommand(
   if (subcommand.readOnly && allEnvSafe) {
     const reading = !nonReadingCommands.has(subcommand.argv[0] ?? '');
     const reads = reading ? readPaths : [];
+    if (reading && subcommand.cwd === null)
+      return ask('workspace', `${label} runs in a directory only known when it runs`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
     if (reading && runtimePath !== undefined)
       return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
