@@ -84,4 +84,19 @@ describe('Edit keeps every byte it did not change', () => {
     expect(await readFile(file('locked.txt'), 'utf8')).toBe('keep me\n');
     expect((await stat(file('locked.txt'))).mode & 0o777).toBe(0o444);
   });
+
+  it('reads a window of a UTF-16LE file larger than the whole-file threshold as text', async () => {
+    const body = Array.from({ length: 20_000 }, (_, index) => `line ${index + 1} héllo`).join('\n');
+    await writeFile(
+      file('big16.txt'),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(body, 'utf16le')]),
+    );
+    const read = await runTool(
+      ReadTool,
+      { file_path: file('big16.txt'), offset: 10, limit: 2 },
+      project.context,
+    );
+    expect(read.ok && read.text).toContain('    10\tline 10 héllo\n    11\tline 11 héllo');
+    expect(read.ok && read.text).not.toContain('\u0000');
+  });
 });

@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { EfferentError, ErrorCodes, type FileReadRecord, type ToolUseContext } from '../../core/index.ts';
 import { decodeText } from '../shared/text-file.ts';
 import { fileVersion, lineIndexFor } from './line-index.ts';
@@ -35,6 +35,19 @@ export function outputCharBudget(env: Readonly<Record<string, string | undefined
   return { chars: tokens * 4, tokens };
 }
 
+/** UTF-16 files above this (64 MiB) are not decoded whole by Read. */
+const maxWholeUtf16Bytes = 64 * 1024 ** 2;
+
+async function startsWithUtf16Bom(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0xff && buffer[1] === 0xfe;
+  } finally {
+    await handle.close();
+  }
+}
+
 function truncateLine(line: string): { text: string; cut: boolean } {
   const clean = line.endsWith('\r') ? line.slice(0, -1) : line;
   if (clean.length <= readLimits.maxLineChars) return { text: clean, cut: false };
@@ -63,7 +76,15 @@ export async function readTextWindow(
   let cutLines = 0;
   let cutByBudget = false;
   let fullText: string | undefined;
-  if (stats.size <= readLimits.maxWholeFileBytes) {
+  // The line scanner below works on bytes as UTF-8; UTF-16 text is decoded whole instead, up to a cap.
+  const utf16 = stats.size > readLimits.maxWholeFileBytes && (await startsWithUtf16Bom(path));
+  if (utf16 && stats.size > maxWholeUtf16Bytes) {
+    throw new EfferentError(
+      ErrorCodes.fileTooLarge,
+      `${path} is UTF-16 text of ${stats.size.toLocaleString('en-US')} bytes, too large to decode at once. Convert a copy to UTF-8 with Bash (iconv -f UTF-16 -t UTF-8 ${path} > /tmp/converted.txt) and read that, or search it with Grep.`,
+    );
+  }
+  if (stats.size <= readLimits.maxWholeFileBytes || utf16) {
     const { text } = decodeText(await readFile(path, { signal }));
     fullText = text;
     const all = text === '' ? [] : text.split('\n');
