@@ -48,6 +48,10 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
     }
   }
   for (const reordered of flagFirstOrders(subcommand.argv)) spellings.add(reordered.join(' '));
+  for (const dropped of leadingOptionsDropped(subcommand.argv)) {
+    spellings.add(dropped.join(' '));
+    spellings.add(canonicalCommandText(dropped));
+  }
   spellings.add(subcommand.text.trim());
   if (subcommand.sourceText !== undefined) spellings.add(subcommand.sourceText.trim());
   return [...spellings];
@@ -68,4 +72,29 @@ function flagFirstOrders(argv: readonly string[]): string[][] {
     orders.push([...head, word, ...rest.filter((_, other) => other !== index)]);
   });
   return orders;
+}
+
+/**
+ * The argument list with the program's leading options removed, once for every later word that may
+ * be where the subcommand starts: `git -C . push`, `git --no-pager push`, `kubectl -n prod delete`
+ * are `git push`, `kubectl delete` to a deny rule. Which option takes a value is not known per
+ * program, so each cut is tried; a wrong cut can only make a deny rule match more often. A git
+ * `-c alias.NAME=…` definition is expanded where NAME is used as the subcommand.
+ */
+function leadingOptionsDropped(argv: readonly string[]): string[][] {
+  const [program = '', second] = argv;
+  if (second === undefined || !second.startsWith('-')) return [];
+  const results: string[][] = [];
+  const aliases = new Map<string, string[]>();
+  for (let index = 1; index < argv.length && results.length < 16; index++) {
+    const word = argv[index] ?? '';
+    const alias = /^(?:-c)?alias\.([^=]+)=!?(.*)$/s.exec(word);
+    if (alias?.[1] !== undefined) aliases.set(alias[1], (alias[2] ?? '').split(/\s+/).filter(Boolean));
+    if (word.startsWith('-')) continue;
+    const rest = argv.slice(index);
+    results.push([program, ...rest]);
+    const expansion = aliases.get(word);
+    if (expansion) results.push([program, ...expansion, ...rest.slice(1)]);
+  }
+  return results;
 }
