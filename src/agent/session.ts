@@ -83,6 +83,25 @@ export interface SessionOptions {
   maxConcurrency?: number;
 }
 
+/**
+ * The agent's own model credentials. Tools (Bash, the REPL) never need them, and a model that can
+ * run `env` must not be able to read them; a settings file's `env` may still pass one on purpose.
+ */
+export const modelCredentialVariables: readonly string[] = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'OPENAI_API_KEY',
+];
+
+/** The environment tools get: the caller's, minus the agent's own model credentials. */
+function withoutModelCredentials(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  const copy = { ...env };
+  for (const name of modelCredentialVariables) delete copy[name];
+  return copy;
+}
+
 /** Merges each settings file's hooks into one configuration, highest precedence first. */
 function mergeHooks(settings: LoadedSettings): HooksSettings {
   const merged: Record<string, unknown[]> = {};
@@ -220,7 +239,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     isNonInteractive: options.askUser === undefined,
     permissionMode: settings.defaultMode,
     additionalDirectories: settings.additionalDirectories,
-    env: { ...env, ...settings.env },
+    env: { ...withoutModelCredentials(env), ...settings.env },
     ...(options.sessionDir ? { sessionDir: options.sessionDir } : {}),
     ...(options.ui ? { ui: options.ui } : {}),
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),

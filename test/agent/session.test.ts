@@ -132,3 +132,34 @@ describe('createSession', () => {
     expect(toolResultText(results[2] as ToolResultBlock)).not.toContain('<persisted-output>');
   });
 });
+
+describe('createSession environment', () => {
+  it('keeps the agent model credentials away from tools, unless a settings file passes one on purpose', async () => {
+    await using workspace = await createTempWorkspace({
+      files: { '.efferent/settings.json': JSON.stringify({ env: { OPENAI_API_KEY: 'chosen-by-settings' } }) },
+    });
+    await using current = await createSession({
+      cwd: workspace.dir,
+      home: workspace.dir,
+      env: {
+        PATH: process.env['PATH'],
+        ANTHROPIC_API_KEY: 'sk-secret',
+        OPENAI_API_KEY: 'sk-other',
+        KEEP_ME: 'yes',
+      },
+      permissionMode: 'bypassPermissions',
+    });
+    let result: ToolResultBlock | undefined;
+    for await (const event of current.runTool(
+      { type: 'tool_use', id: 'env', name: 'Bash', input: { command: 'env' } },
+      current.context,
+    )) {
+      if (event.type === 'result') result = event.result;
+    }
+    const text = toolResultText(result as ToolResultBlock);
+    expect(text).toContain('KEEP_ME=yes');
+    expect(text).not.toContain('sk-secret');
+    expect(text).not.toContain('sk-other');
+    expect(text).toContain('OPENAI_API_KEY=chosen-by-settings');
+  });
+});
