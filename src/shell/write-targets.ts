@@ -76,8 +76,10 @@ function optionValues(args: readonly string[], letter: string, long: string): st
   for (let index = 0; index < args.length; index++) {
     const word = args[index] ?? '';
     if (word === '--') break;
-    if (word === long || word.startsWith(`${long}=`)) {
-      const value = word === long ? args[++index] : word.slice(long.length + 1);
+    // getopt_long accepts any unambiguous prefix (`sort --o=FILE`); a wrong guess only asks more.
+    const name = word.split('=')[0] ?? word;
+    if (word.startsWith('--') && name.length >= 3 && long.startsWith(name)) {
+      const value = name === word ? args[++index] : word.slice(name.length + 1);
       if (value !== undefined) values.push(value);
       continue;
     }

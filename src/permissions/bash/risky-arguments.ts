@@ -202,7 +202,8 @@ const neverPrefixApproved = new Set([
 function matchesLong(arg: string, options: readonly string[]): string | undefined {
   if (!arg.startsWith('--')) return undefined;
   const name = arg.split('=')[0] ?? arg;
-  if (name.length < 5) return options.find((option) => option === name);
+  // getopt_long and git accept any unambiguous prefix: `sort --co=cmd` is --compress-program.
+  if (name.length < 3) return undefined;
   return options.find((option) => option.startsWith(name));
 }
 
