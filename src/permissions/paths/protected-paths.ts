@@ -23,6 +23,12 @@ export const protectedDirectoryNames: readonly string[] = [
   '.cursor',
   '.codex',
   '.gemini',
+  // Other agents and editors start MCP servers, hooks or language servers named in these on open.
+  '.roo',
+  '.kiro',
+  '.amazonq',
+  '.continue',
+  '.zed',
   '.ssh',
   '.gnupg',
   '.aws',
@@ -57,6 +63,7 @@ export const protectedFileNames: readonly string[] = [
   '.curlrc',
   '.wgetrc',
   '.pypirc',
+  '.aider.conf.yml',
 ];
 
 /** File-name patterns that are protected wherever they appear. */
