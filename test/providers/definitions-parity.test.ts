@@ -40,7 +40,8 @@ async function sentTools(provider: 'anthropic' | 'openai'): Promise<unknown[]> {
   })) {
     // drain
   }
-  return (server.requests[0]?.body as { tools: unknown[] }).tools;
+  const body = server.requests[0]?.body as { tools: unknown[] } | undefined;
+  return body?.tools ?? [];
 }
 
 describe('provider requests carry the definitions efferent tools prints', () => {
