@@ -78,12 +78,24 @@ const shellRuleMatches = (rule: PermissionRule, texts: readonly string[]) => {
   return texts.some((text) => matchesShellPattern(pattern, text));
 };
 
+/** The trace stage an ask of this kind comes from. */
+const askStage = {
+  rule: 'rule',
+  safety: 'safety',
+  analysis: 'analysis',
+  workspace: 'analysis',
+  default: 'analysis',
+} as const;
+
+/** An ask verdict; unless a caller gives steps, its reason becomes one, so `check` can show it. */
 const ask = (kind: AskVerdict['kind'], reason: string, extra: Partial<AskVerdict> = {}): AskVerdict => ({
   behavior: 'ask',
   kind,
   reason,
   classifierApprovable: true,
-  steps: [],
+  steps: [
+    { stage: askStage[kind], outcome: 'ask', detail: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.` },
+  ],
   suggestions: [],
   ...extra,
 });
