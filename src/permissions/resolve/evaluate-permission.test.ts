@@ -665,6 +665,21 @@ describe('evaluatePermission', () => {
     expect(result.trace[0]).toMatchObject({ stage: 'rule', outcome: 'deny', rule: 'Bash(rm *)' });
   });
 
+  it('traces both the subcommand a rule allowed and the one that asked', () => {
+    const result = decide({
+      tool: 'Bash',
+      input: bash('git status && rm -rf build'),
+      rules: { allow: ['Bash(git *)'] },
+      expected: 'ask',
+    });
+    expect(result.trace).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ stage: 'rule', outcome: 'allow', rule: 'Bash(git *)' }),
+        expect.objectContaining({ outcome: 'ask', detail: expect.stringContaining('build') }),
+      ]),
+    );
+  });
+
   it('suggests at most five rules for a compound command', () => {
     const result = decide({
       tool: 'Bash',
