@@ -24,6 +24,7 @@ import {
   type AutoModeClassifier,
   type CliSettingsInput,
   createPermissionResolver,
+  createReadDenyCheck,
   createRuleBasedClassifier,
   type LoadedSettings,
   loadDefaultShellAnalyzer,
@@ -231,6 +232,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     mcpTools: extra.filter((tool) => tool.mcpInfo),
     isDenied: blanketDenyCheck(settings),
   });
+  const isReadDenied = createReadDenyCheck({ rules: settings.rules, home });
   const context = createToolUseContext({
     cwd: options.cwd,
     projectRoot: settings.projectRoot,
@@ -243,6 +245,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     ...(options.sessionDir ? { sessionDir: options.sessionDir } : {}),
     ...(options.ui ? { ui: options.ui } : {}),
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
+    // Searches drop what Read deny rules hide; without such rules the check is absent and free.
+    ...(isReadDenied ? { isReadDenied } : {}),
   });
   const hooks = createHookRunner({
     hooks: mergeHooks(settings),

@@ -56,6 +56,12 @@ export interface RunState {
    * released by `resources.dispose()` when the session ends. Optional: hand-built contexts may omit it.
    */
   resources?: SessionResources;
+  /**
+   * Whether the user's Read deny rules cover an absolute path (as written or through the symlink it
+   * names), with `./x` rules anchored at `cwd`. Search tools drop such paths from their results, so a
+   * search never shows what Read would refuse. Absent when no Read deny rule exists.
+   */
+  isReadDenied?: (absolutePath: string, cwd: string) => boolean;
 }
 
 /** Hooks into an interactive UI; absent in headless and SDK use. */
@@ -103,6 +109,7 @@ export interface CreateContextInit {
   ui?: UiCallbacks;
   messages?: Message[];
   resources?: SessionResources;
+  isReadDenied?: (absolutePath: string, cwd: string) => boolean;
 }
 
 /** A fresh context for the main agent, with sane defaults for everything not given. */
@@ -135,6 +142,7 @@ export function createToolUseContext(init: CreateContextInit): ToolUseContext {
     agent: { agentId: 'main', depth: 0, isAsync: false },
   };
   if (init.ui) context.ui = init.ui;
+  if (init.isReadDenied) context.run.isReadDenied = init.isReadDenied;
   return context;
 }
 
@@ -171,6 +179,7 @@ export const subagentFieldPolicy = {
   'run.env': 'share',
   'run.now': 'share',
   'run.resources': 'share',
+  'run.isReadDenied': 'share',
   'agent.agentId': 'override',
   'agent.agentType': 'override',
   'agent.parentSystemPrompt': 'override',

@@ -37,6 +37,7 @@ export {
   type RealpathFn,
 } from './paths/canonical-path.ts';
 export { isCriticalRemovalPath, protectedPathReason } from './paths/protected-paths.ts';
+export { createReadDenyCheck, type ReadDenyCheck, type ReadDenyCheckOptions } from './read-deny-check.ts';
 export {
   type PermissionRequestHookResult,
   type PermissionResolverOptions,

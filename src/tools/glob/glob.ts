@@ -1,14 +1,18 @@
 import { stat } from 'node:fs/promises';
-import { isAbsolute, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
-import { displayPath, resolveToolPath } from '../shared/paths.ts';
+import { createDenyFilter, type DenyFilter, hiddenFilesNote } from '../shared/deny-filter.ts';
+import { displayPath } from '../shared/paths.ts';
 import { locateRipgrepForRun, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
+import { globSearchRoot } from './glob-root.ts';
+
+export { splitAbsolutePattern } from './glob-root.ts';
 
 const inputSchema = z.strictObject({
   pattern: z.string().describe('The glob pattern to match files against'),
@@ -29,6 +33,8 @@ export interface GlobOutput {
   numFiles: number;
   truncated: boolean;
   durationMs: number;
+  /** Matching files left out because the user's Read deny rules cover them. */
+  hiddenByDenyRules?: number;
 }
 
 /** How Glob treats ignore files and excluded directories. */
@@ -37,16 +43,6 @@ export interface GlobOptions {
   respectIgnoreFiles?: boolean;
   /** Directory names skipped at any depth. Default: VCS directories and node_modules. */
   excludeDirectories?: readonly string[];
-}
-
-const globMagic = /[*?[\]{}()!]/;
-
-/** Splits an absolute pattern into the directory before its first wildcard and the rest. */
-export function splitAbsolutePattern(pattern: string): { base: string; pattern: string } {
-  const segments = pattern.split('/');
-  const firstMagic = segments.findIndex((segment) => globMagic.test(segment));
-  const cut = firstMagic === -1 ? segments.length - 1 : firstMagic;
-  return { base: segments.slice(0, cut).join('/') || '/', pattern: segments.slice(cut).join('/') };
 }
 
 function respectsIgnoreFiles(options: GlobOptions, context: ToolUseContext): boolean {
@@ -71,6 +67,7 @@ async function globWithRipgrep(
   excluded: string[],
   respect: boolean,
   context: ToolUseContext,
+  filter: DenyFilter | undefined,
 ) {
   const args = ['--files', '--hidden', '--no-require-git', '--sortr', 'modified', '--glob', pattern];
   for (const name of excluded) args.push('--glob', `!${name}`);
@@ -81,6 +78,8 @@ async function globWithRipgrep(
     args,
     { cwd: root, env: context.run.env, signal: context.run.abortController.signal },
     (line) => {
+      // Hidden files never count towards the cap, so the model still gets a full page.
+      if (filter?.isHidden(join(root, line))) return true;
       files.push(line);
       return files.length <= maxGlobResults; // one extra tells us there are more
     },
@@ -100,6 +99,7 @@ async function globWithJs(
   excluded: string[],
   respect: boolean,
   context: ToolUseContext,
+  filter: DenyFilter | undefined,
 ) {
   const matches = picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
   const found: Array<{ path: string; mtimeMs: number }> = [];
@@ -109,7 +109,7 @@ async function globWithJs(
     excludeDirectories: excluded,
     signal: context.run.abortController.signal,
   })) {
-    if (!matches(path)) continue;
+    if (!matches(path) || filter?.isHidden(join(root, path))) continue;
     const stats = await stat(join(root, path)).catch(() => undefined);
     found.push({ path, mtimeMs: stats?.mtimeMs ?? 0 });
   }
@@ -129,44 +129,52 @@ export function createGlobTool(options: GlobOptions = {}) {
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     interruptBehavior: () => 'cancel',
-    ...pathDeclarations('path', 'read'),
+    backfillObservableInput: pathDeclarations('path', 'read').backfillObservableInput,
+    // The directory the search walks, which an absolute or `..` pattern moves away from `path`.
+    permissionTarget: (input, context) => ({
+      kind: 'path',
+      path: globSearchRoot(input, context).root,
+      access: 'read',
+    }),
     toAutoClassifierInput: (input) => `${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
     async call(input, context) {
       const started = performance.now();
-      let pattern = input.pattern;
-      let basePath = input.path;
-      if (isAbsolute(pattern)) {
-        const split = splitAbsolutePattern(pattern);
-        pattern = split.pattern;
-        basePath = input.path ? join(resolveToolPath(input.path, context), split.base) : split.base;
-      }
-      const target = await resolveSearchTarget(basePath, context, false);
+      const { root, pattern } = globSearchRoot(input, context);
+      const target = await resolveSearchTarget(root, context, false);
       const excluded = excludedDirectories(options, pattern, target.absolutePath);
       const respect = respectsIgnoreFiles(options, context);
       const rg = await locateRipgrepForRun(context);
+      const filter = createDenyFilter(context);
       const found =
         rg.source === 'js'
-          ? await globWithJs(target.absolutePath, pattern, excluded, respect, context)
-          : await globWithRipgrep(rg.path, target.absolutePath, pattern, excluded, respect, context);
+          ? await globWithJs(target.absolutePath, pattern, excluded, respect, context, filter)
+          : await globWithRipgrep(rg.path, target.absolutePath, pattern, excluded, respect, context, filter);
       const truncated = found.length > maxGlobResults;
       const filenames = found
         .slice(0, maxGlobResults)
         .map((path) => displayPath(join(target.absolutePath, path), context.run.cwd));
-      return {
-        data: {
-          filenames,
-          numFiles: filenames.length,
-          truncated,
-          durationMs: Math.round(performance.now() - started),
-        },
+      const data: GlobOutput = {
+        filenames,
+        numFiles: filenames.length,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
       };
+      if (filter?.hiddenFiles) data.hiddenByDenyRules = filter.hiddenFiles;
+      return { data };
     },
     mapResultToBlock: (output, toolUseId) => {
-      if (output.numFiles === 0) return { type: 'tool_result', toolUseId, content: 'No files found' };
+      const hidden = hiddenFilesNote(output.hiddenByDenyRules);
+      const hiddenLine = hidden ? `\n${hidden}` : '';
+      if (output.numFiles === 0)
+        return { type: 'tool_result', toolUseId, content: `No files found${hiddenLine}` };
       const note = output.truncated
         ? `\n(Results are truncated to the ${maxGlobResults} most recently modified files. Use a more specific path or pattern.)`
         : '';
-      return { type: 'tool_result', toolUseId, content: `${output.filenames.join('\n')}${note}` };
+      return {
+        type: 'tool_result',
+        toolUseId,
+        content: `${output.filenames.join('\n')}${note}${hiddenLine}`,
+      };
     },
     renderToolUse: (input) => `Glob(${input.pattern ?? ''})`,
   });

@@ -18,6 +18,12 @@ export interface GrepSpec {
   multiline: boolean;
   globs: string[];
   type: string | undefined;
+  /**
+   * Content and count lines end the path with a NUL byte instead of `:`/`-` (rg --null), so a filter
+   * can split off the path even when a file name contains a colon. Never set for files_with_matches,
+   * where each line is a path already.
+   */
+  nullAfterPath?: boolean;
 }
 
 /**
@@ -51,6 +57,7 @@ export function ripgrepArgs(spec: GrepSpec): string[] {
   if (spec.caseInsensitive) args.push('-i');
   if (spec.multiline) args.push('-U', '--multiline-dotall');
   if (spec.type) args.push('--type', spec.type);
+  if (spec.nullAfterPath && spec.mode !== 'files_with_matches') args.push('--null');
   for (const glob of spec.globs) args.push('--glob', glob);
   // After the user's globs: later globs win in ripgrep, so a broad include cannot re-admit .git.
   for (const directory of vcsDirectories) args.push('--glob', `!${directory}`);

@@ -8,6 +8,8 @@ import { grepLimits, grepPrompt } from './grep.prompt.ts';
 import { type GrepSpec, ripgrepArgs, splitGlobs } from './grep-spec.ts';
 import { jsGrep } from './js-grep.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
+import { createDenyFilter, type DenyFilter, hiddenFilesNote } from '../shared/deny-filter.ts';
+import { filterGrepLines } from './grep-deny-filter.ts';
 
 const inputSchema = z.strictObject({
   pattern: z.string().describe('The regular expression pattern to search for in file contents'),
@@ -113,14 +115,19 @@ export interface GrepOutput {
   appliedOffset?: number;
   /** Errors ripgrep reported alongside results (unreadable files and the like). */
   warnings?: string;
+  /** Matching files left out because the user's Read deny rules cover them. */
+  hiddenByDenyRules?: number;
 }
 
 function buildSpec(
   input: GrepInput,
   target: { absolutePath: string; isDirectory: boolean },
   cwd: string,
+  filtering: boolean,
 ): GrepSpec {
   const mode = input.output_mode ?? 'files_with_matches';
+  // A filter needs to split the path off each content or count line (see filterGrepLines).
+  const nullAfterPath = filtering && target.isDirectory && mode !== 'files_with_matches';
   const around = input.context ?? input['-C'];
   let searchArg: string | undefined;
   if (target.absolutePath !== cwd) {
@@ -136,18 +143,24 @@ function buildSpec(
     mode,
     caseInsensitive: input['-i'] ?? false,
     onlyMatching: mode === 'content' && (input['-o'] ?? false),
-    lineNumbers: mode === 'content' && (input['-n'] ?? true),
+    lineNumbers: mode === 'content' && (nullAfterPath || (input['-n'] ?? true)),
     before: mode === 'content' ? (around ?? input['-B'] ?? 0) : 0,
     after: mode === 'content' ? (around ?? input['-A'] ?? 0) : 0,
     multiline: input.multiline ?? false,
     globs: splitGlobs(input.glob),
     type: input.type,
+    ...(nullAfterPath ? { nullAfterPath } : {}),
   };
 }
 
 const invalidPattern = /regex parse error|error parsing|unrecognized|unclosed|invalid/i;
 
-async function search(spec: GrepSpec, input: GrepInput, context: ToolUseContext): Promise<GrepOutput> {
+async function search(
+  spec: GrepSpec,
+  input: GrepInput,
+  context: ToolUseContext,
+  filter: DenyFilter | undefined,
+): Promise<GrepOutput> {
   const limit = input.head_limit ?? grepLimits.defaultHeadLimit;
   const offset = input.offset ?? 0;
   const kept: string[] = [];
@@ -171,16 +184,19 @@ async function search(spec: GrepSpec, input: GrepInput, context: ToolUseContext)
     }
     return true;
   };
+  const consume = filter
+    ? filterGrepLines(spec, filter, spec.mode === 'content' && (input['-n'] ?? true), onLine)
+    : onLine;
   const rg = await locateRipgrepForRun(context);
   const signal = context.run.abortController.signal;
   const exit =
     rg.source === 'js'
-      ? await jsGrep(spec, onLine, signal)
+      ? await jsGrep(spec, consume, signal)
       : await runRipgrep(
           rg.path,
           ripgrepArgs(spec),
           { cwd: context.run.cwd, env: context.run.env, signal },
-          onLine,
+          consume,
         );
   if (exit.exitCode === 2 && kept.length === 0 && seen === 0) {
     const summary = ripgrepErrorSummary(exit.stderr);
@@ -213,6 +229,7 @@ async function search(spec: GrepSpec, input: GrepInput, context: ToolUseContext)
   if (truncated || cappedByMemory) output.appliedLimit = cappedByMemory ? kept.length : limit;
   if (offset > 0) output.appliedOffset = offset;
   if (exit.exitCode === 2 && exit.stderr.trim()) output.warnings = ripgrepErrorSummary(exit.stderr);
+  if (filter?.hiddenFiles) output.hiddenByDenyRules = filter.hiddenFiles;
   return output;
 }
 
@@ -224,7 +241,8 @@ function pagination(output: GrepOutput): string {
 
 /** Grep's tool_result text. */
 export function describeGrepOutput(output: GrepOutput): string {
-  const warnings = output.warnings ? `\n\n(Some paths could not be searched: ${output.warnings})` : '';
+  const hidden = hiddenFilesNote(output.hiddenByDenyRules);
+  const warnings = `${output.warnings ? `\n\n(Some paths could not be searched: ${output.warnings})` : ''}${hidden ? `\n\n${hidden}` : ''}`;
   switch (output.mode) {
     case 'content':
       return `${output.numLines ? output.content : 'No matches found'}${pagination(output)}${warnings}`;
@@ -253,7 +271,13 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   toAutoClassifierInput: (input) => `${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
   async call(input, context) {
     const target = await resolveSearchTarget(input.path, context, true);
-    return { data: await search(buildSpec(input, target, context.run.cwd), input, context) };
+    const filter = createDenyFilter(context);
+    const spec = buildSpec(input, target, context.run.cwd, filter !== undefined);
+    // A single file the rules hide (reached, say, through a link) yields nothing at all.
+    if (filter && spec.targetIsFile && filter.isHidden(spec.absoluteTarget)) {
+      return { data: { mode: spec.mode, numFiles: 0, filenames: [], hiddenByDenyRules: 1 } };
+    }
+    return { data: await search(spec, input, context, filter) };
   },
   mapResultToBlock: (output, toolUseId) => ({
     type: 'tool_result',

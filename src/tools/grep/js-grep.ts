@@ -205,6 +205,7 @@ export async function jsGrep(
       spec.multiline,
     );
     if (matches.size === 0) continue;
+    const afterEarlierFile = matchedAny;
     matchedAny = true;
     const prefix = spec.targetIsFile && spec.mode === 'content' ? '' : display;
     if (spec.mode === 'files_with_matches') {
@@ -212,10 +213,11 @@ export async function jsGrep(
       continue;
     }
     if (spec.mode === 'count') {
-      if (!emit(`${display}:${matches.size}`)) return { exitCode: null, stderr: '', stoppedEarly: true };
+      if (!emit(`${display}${spec.nullAfterPath ? '\0' : ':'}${matches.size}`))
+        return { exitCode: null, stderr: '', stoppedEarly: true };
       continue;
     }
-    if (!emitContent(spec, lines, matches, prefix, emit))
+    if (!emitContent(spec, lines, matches, prefix, emit, afterEarlierFile))
       return { exitCode: null, stderr: '', stoppedEarly: true };
   }
   return { exitCode: matchedAny ? 0 : 1, stderr: '', stoppedEarly: false };
@@ -227,6 +229,7 @@ function emitContent(
   matches: Map<number, string[]>,
   prefix: string,
   emit: (line: string) => boolean,
+  afterEarlierFile: boolean,
 ): boolean {
   const shown = new Set<number>();
   for (const index of matches.keys()) {
@@ -237,15 +240,19 @@ function emitContent(
     )
       shown.add(line);
   }
+  const withContext = spec.before > 0 || spec.after > 0;
+  // ripgrep separates context groups with `--`, the last group of one file from the next file's too.
+  if (withContext && afterEarlierFile && !emit('--')) return false;
   let previous = -2;
   for (const index of [...shown].sort((a, b) => a - b)) {
-    if (previous !== -2 && index > previous + 1 && (spec.before > 0 || spec.after > 0)) {
+    if (previous !== -2 && index > previous + 1 && withContext) {
       if (!emit('--')) return false;
     }
     previous = index;
     const isMatch = matches.has(index);
     const separator = isMatch ? ':' : '-';
-    const head = `${prefix ? `${prefix}${separator}` : ''}${spec.lineNumbers ? `${index + 1}${separator}` : ''}`;
+    const afterPath = spec.nullAfterPath ? '\0' : separator;
+    const head = `${prefix ? `${prefix}${afterPath}` : ''}${spec.lineNumbers ? `${index + 1}${separator}` : ''}`;
     const raw = (lines[index] ?? '').replace(/\r$/, '');
     if (isMatch && spec.onlyMatching) {
       for (const part of matches.get(index) ?? [])
