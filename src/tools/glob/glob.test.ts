@@ -1,10 +1,11 @@
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toolInputJsonSchema } from '../../core/index.ts';
+import { createToolUseContext, toolInputJsonSchema } from '../../core/index.ts';
 import { locateRipgrep } from '../shared/ripgrep.ts';
 import { makeTempProject, ripgrepEnv, runTool, type TempProject } from '../shared/test-support.ts';
 import { type GlobOutput, GlobTool, splitAbsolutePattern } from './glob.ts';
+import { globSearchRoot } from './glob-root.ts';
 
 let project: TempProject;
 let scratch: TempProject;
@@ -36,6 +37,27 @@ describe('Glob contract', () => {
   it('splits absolute patterns at the first wildcard', () => {
     expect(splitAbsolutePattern('/repo/src/**/*.ts')).toEqual({ base: '/repo/src', pattern: '**/*.ts' });
     expect(splitAbsolutePattern('/repo/a.txt')).toEqual({ base: '/repo', pattern: 'a.txt' });
+  });
+
+  it('walks, and declares as its permission target, the directory the pattern really names', () => {
+    const context = createToolUseContext({ cwd: '/srv/proj', env: { HOME: '/home/user' } });
+    const target = (input: { pattern: string; path?: string }) => {
+      const declared = GlobTool.permissionTarget(input, context);
+      const walked = globSearchRoot(input, context);
+      expect(declared).toEqual({ kind: 'path', path: walked.root, access: 'read' });
+      return walked;
+    };
+    expect(target({ pattern: '**/*.ts' })).toEqual({ root: '/srv/proj', pattern: '**/*.ts' });
+    expect(target({ pattern: '*.ts', path: 'src' })).toEqual({ root: '/srv/proj/src', pattern: '*.ts' });
+    expect(target({ pattern: '/etc/*' })).toEqual({ root: '/etc', pattern: '*' });
+    expect(target({ pattern: '../*' })).toEqual({ root: '/srv', pattern: '*' });
+    expect(target({ pattern: 'src/../../other/**/*.ts' })).toEqual({
+      root: '/srv/other',
+      pattern: '**/*.ts',
+    });
+    expect(target({ pattern: '../x', path: 'a/b' })).toEqual({ root: '/srv/proj/a', pattern: 'x' });
+    // After a wildcard, `..` can only fail to match: the walk never yields such paths.
+    expect(target({ pattern: '*/../x' })).toEqual({ root: '/srv/proj', pattern: '*/../x' });
   });
 });
 
