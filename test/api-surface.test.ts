@@ -46,6 +46,7 @@ describe('public API', () => {
       'createOtelTelemetry',
       'createPermissionResolver',
       'createPowerShellTool',
+      'createReadDenyCheck',
       'createReadFileState',
       'createResultBudget',
       'createRuleBasedClassifier',
