@@ -36,6 +36,7 @@ import {
 } from '../permissions/index.ts';
 import { createToolRunner } from '../pipeline/index.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
+import { isWorkspaceTrusted } from './workspace-trust.ts';
 
 /** Everything an agent (or a single call) needs to run tools: the pool, the pipeline and a context. */
 export interface Session extends AsyncDisposable {
@@ -64,7 +65,11 @@ export interface SessionOptions {
   model?: string;
   /** Overrides the mode the settings ask for. */
   permissionMode?: PermissionMode;
-  /** Whether project settings may add allow rules, directories, env and hooks. Default true. */
+  /**
+   * Whether project settings may add allow rules, directories, env and hooks. Default: whether the
+   * user trusted this folder before (`trustWorkspace`); an untrusted folder's deny and ask rules
+   * still apply.
+   */
   trusted?: boolean;
   /** Command-line settings (`--settings`, `--allowedTools`, …). */
   cli?: CliSettingsInput;
@@ -215,10 +220,11 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const home = options.home ?? homedir();
   const cli: CliSettingsInput = { ...options.cli };
   if (options.permissionMode) cli.permissionMode = options.permissionMode;
+  const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd));
   const settings = await loadSettings({
     cwd: options.cwd,
     home,
-    trusted: options.trusted ?? true,
+    trusted,
     cli,
     ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
     ...(options.claudeCompat ? { claudeCompat: true } : {}),

@@ -9,11 +9,12 @@ const root = resolve(import.meta.dirname, '../..');
 function efferent(
   args: string[],
   cwd: string,
+  home = cwd,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [resolve(root, 'bin/efferent.js'), ...args], {
       cwd,
-      env: { PATH: process.env['PATH'], HOME: cwd, NO_COLOR: '1' },
+      env: { PATH: process.env['PATH'], HOME: home, NO_COLOR: '1' },
     });
     let stdout = '';
     let stderr = '';
@@ -119,5 +120,33 @@ describe('efferent call', () => {
     const invalid = await efferent(['call', 'Read', '{"file_path":7}'], workspace.dir);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toContain('InputValidationError');
+  });
+});
+
+describe('efferent call and workspace trust', () => {
+  it('applies a project allow rule only after --trust, remembers it, and --untrusted overrides', async () => {
+    workspace = await createTempWorkspace({
+      files: { '.efferent/settings.json': JSON.stringify({ permissions: { allow: ['Bash(touch *)'] } }) },
+    });
+    await using home = await createTempWorkspace({ prefix: 'efferent-home-' });
+    const first = await efferent(['call', 'Bash', '{"command":"touch a.txt"}'], workspace.dir, home.dir);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('run with --trust once');
+    const trusted = await efferent(
+      ['call', 'Bash', '{"command":"touch a.txt"}', '--trust'],
+      workspace.dir,
+      home.dir,
+    );
+    expect(trusted.code).toBe(0);
+    const remembered = await efferent(['call', 'Bash', '{"command":"touch b.txt"}'], workspace.dir, home.dir);
+    expect(remembered.code).toBe(0);
+    expect(remembered.stderr).toBe('');
+    const forced = await efferent(
+      ['call', 'Bash', '{"command":"touch c.txt"}', '--untrusted'],
+      workspace.dir,
+      home.dir,
+    );
+    expect(forced.code).toBe(1);
+    expect(forced.stderr).not.toContain('--trust');
   });
 });

@@ -7,7 +7,13 @@ import {
 } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
 import { createSession } from '../../agent/index.ts';
-import { addSessionFlags, type SessionFlags, sessionOptionsFromFlags } from '../terminal/session-flags.ts';
+import {
+  addSessionFlags,
+  reportSettingsNotices,
+  resolveTrust,
+  type SessionFlags,
+  sessionOptionsFromFlags,
+} from '../terminal/session-flags.ts';
 
 interface CallFlags extends SessionFlags {
   mode?: PermissionMode;
@@ -54,7 +60,12 @@ export function registerCallCommand(program: Command): void {
     .option('--json', 'print the tool_result block as JSON');
   addSessionFlags(command, '--mode').action(async (toolName: string, inputText: string, flags: CallFlags) => {
     const input = parseToolInput(inputText);
-    const session = await createSession({ ...sessionOptionsFromFlags(flags, flags.mode), model: 'none' });
+    const options = await resolveTrust(flags, {
+      ...sessionOptionsFromFlags(flags, flags.mode),
+      model: 'none',
+    });
+    const session = await createSession(options);
+    reportSettingsNotices(session.settings.notices, flags);
     try {
       if (!findTool(session.tools, toolName)) {
         const names = session.tools.map((tool) => tool.name).join(', ');

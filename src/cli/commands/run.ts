@@ -1,7 +1,15 @@
 import { type Command, Option } from 'commander';
 import { EfferentError } from '../../core/index.ts';
-import { createSession } from '../../agent/index.ts';
-import { addSessionFlags, type SessionFlags, sessionOptionsFromFlags } from '../terminal/session-flags.ts';
+import { homedir } from 'node:os';
+import { createSession, trustWorkspace } from '../../agent/index.ts';
+import {
+  addSessionFlags,
+  isTrustNotice,
+  reportSettingsNotices,
+  resolveTrust,
+  type SessionFlags,
+  sessionOptionsFromFlags,
+} from '../terminal/session-flags.ts';
 import { type OutputFormat, runHeadless } from '../terminal/headless.ts';
 import { runInteractive } from '../terminal/interactive.ts';
 import { LineInput } from '../terminal/line-input.ts';
@@ -42,7 +50,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-turns <n>', 'model turns before the run stops', '50')
     .option('--system-prompt <text>', 'replace the default system prompt');
   addSessionFlags(command).action(async (flags: RunFlags) => {
-    const base = sessionOptionsFromFlags(flags);
+    const base = await resolveTrust(flags, sessionOptionsFromFlags(flags));
     const cwd = base.cwd;
     const maxTurns = parseMaxTurns(flags.maxTurns);
     const provider = await resolveProvider(flags.model, process.env, process.cwd());
@@ -50,6 +58,7 @@ export function registerRunCommand(program: Command): void {
     const sessionOptions = { ...base, model: provider.model };
     if (flags.print !== undefined) {
       const session = await createSession(sessionOptions);
+      reportSettingsNotices(session.settings.notices, flags);
       const controller = new AbortController();
       const onInterrupt = () => controller.abort();
       process.once('SIGINT', onInterrupt);
@@ -73,7 +82,20 @@ export function registerRunCommand(program: Command): void {
     }
     const input = new LineInput(process.stdin, process.stdout);
     const askUser = createTerminalAskUser(input, process.stdout);
-    const session = await createSession({ ...sessionOptions, askUser });
+    let session = await createSession({ ...sessionOptions, askUser });
+    if (!flags.untrusted && session.settings.notices.some(isTrustNotice)) {
+      // The folder has its own settings that can allow commands and run hooks: ask once, remember the answer.
+      const answer = await input.question(
+        'This folder has efferent settings that can allow commands and run hooks. Trust it? [y/N] ',
+        process.stdout,
+      );
+      if (answer !== null && /^y(es)?$/i.test(answer.trim())) {
+        await session.dispose();
+        await trustWorkspace(homedir(), cwd);
+        session = await createSession({ ...sessionOptions, askUser, trusted: true });
+      }
+    }
+    reportSettingsNotices(session.settings.notices, flags);
     try {
       process.exitCode = await runInteractive({
         provider,

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import type { SessionOptions } from '../../agent/index.ts';
-import { type PermissionMode, permissionModes } from '../../core/index.ts';
+import { type SessionOptions, trustWorkspace } from '../../agent/index.ts';
+import { EfferentError, type PermissionMode, permissionModes } from '../../core/index.ts';
 
 /** The flags every command that opens a session understands. */
 export interface SessionFlags {
@@ -12,6 +14,7 @@ export interface SessionFlags {
   disallowedTools?: string[];
   addDir?: string[];
   claudeSettings?: boolean;
+  trust?: boolean;
   untrusted?: boolean;
 }
 
@@ -25,6 +28,10 @@ export function addSessionFlags(command: Command, modeFlag = '--permission-mode'
     .option('--disallowedTools <rules...>', 'deny rules, e.g. "Bash(git push *)"')
     .option('--add-dir <dirs...>', 'more directories the tools may work in')
     .option('--claude-settings', "also read Claude Code's settings files under .claude/")
+    .option(
+      '--trust',
+      'trust this folder from now on: its settings may allow commands, add directories and run hooks',
+    )
     .option(
       '--untrusted',
       'do not trust the workspace: its allow rules, directories, env and hooks are ignored',
@@ -43,8 +50,47 @@ export function sessionOptionsFromFlags(flags: SessionFlags, mode?: PermissionMo
   return {
     cwd,
     cli,
-    trusted: !flags.untrusted,
+    // Without a flag, trust comes from the user's list of trusted folders (fail closed).
+    ...(flags.untrusted ? { trusted: false } : {}),
     ...(permissionMode ? { permissionMode } : {}),
     ...(flags.claudeSettings ? { claudeCompat: true } : {}),
   };
+}
+
+/**
+ * Applies `--trust` (records the folder in the user's trust list) and returns the options to open the
+ * session with. `--untrusted` wins over a recorded trust for this run.
+ */
+export async function resolveTrust(
+  flags: SessionFlags,
+  options: SessionOptions,
+  home = homedir(),
+): Promise<SessionOptions> {
+  if (flags.trust && flags.untrusted) {
+    throw new EfferentError('usage', 'Give either --trust or --untrusted, not both.');
+  }
+  if (flags.trust) {
+    await trustWorkspace(home, options.projectRoot ?? options.cwd);
+    return { ...options, trusted: true };
+  }
+  return options;
+}
+
+/** Tells the user, on stderr, what the settings loader ignored or refused (untrusted folder, modes). */
+export function reportSettingsNotices(
+  notices: readonly string[],
+  flags: SessionFlags,
+  errors: Writable = process.stderr,
+): void {
+  // With --untrusted the user asked for exactly this; the trust notices would be noise.
+  const shown = flags.untrusted ? notices.filter((notice) => !isTrustNotice(notice)) : notices;
+  for (const notice of shown) errors.write(`notice: ${notice}\n`);
+  if (shown.some(isTrustNotice)) {
+    errors.write('notice: run with --trust once to trust this folder, or --untrusted to silence this.\n');
+  }
+}
+
+/** True for the loader's notices about an untrusted folder. */
+export function isTrustNotice(notice: string): boolean {
+  return notice.includes('not trusted');
 }
