@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -210,6 +210,46 @@ describe('efferent run (interactive)', () => {
     expect(code).toBe(0);
     expect(await readFile(target, 'utf8')).toBe('written\n');
     await expect(readFile(denied, 'utf8')).rejects.toThrow();
+  });
+
+  it('asks once whether to trust a folder with its own settings, then applies and remembers them', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'efferent-home-'));
+    try {
+      const target = join(workspace, 'out.txt');
+      await mkdir(join(workspace, '.efferent'));
+      await writeFile(
+        join(workspace, '.efferent', 'settings.json'),
+        JSON.stringify({ permissions: { allow: ['Write'] } }),
+      );
+      const session = [
+        {
+          events: [
+            { type: 'tool_use', id: 'w1', name: 'Write', input: { file_path: target, content: 'ok\n' } },
+          ],
+        },
+        { events: [{ type: 'text_delta', text: 'Wrote it.' }] },
+      ];
+      await writeFile(
+        join(workspace, 'session.jsonl'),
+        session.map((turn) => JSON.stringify(turn)).join('\n'),
+      );
+      const child = start(['--model', 'replay:session.jsonl'], { HOME: home });
+      const result = finish(child);
+      const screen = watch(child);
+      await screen.until('Trust it? [y/N]');
+      child.stdin.write('y\n');
+      child.stdin.write('write the file\n');
+      await screen.until('Wrote it.');
+      child.stdin.end();
+      expect((await result).code).toBe(0);
+      // The project's allow rule applied: no permission question was needed.
+      expect(screen.output()).not.toContain('Permission needed');
+      expect(await readFile(target, 'utf8')).toBe('ok\n');
+      const store = JSON.parse(await readFile(join(home, '.efferent', 'trusted-workspaces.json'), 'utf8'));
+      expect(store.trusted).toHaveLength(1);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('Ctrl+C interrupts the running turn, and Ctrl+C at the prompt exits', async () => {
