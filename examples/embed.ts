@@ -3,7 +3,7 @@
  * through the whole pipeline. Run it with `npx tsx examples/embed.ts [directory]`.
  */
 import { z } from 'zod';
-import { buildTool, createSession, type ToolResultBlock, toolResultText } from '../src/index.ts';
+import { buildTool, createSession, toolResultText } from '../src/index.ts';
 
 const WordCount = buildTool({
   name: 'WordCount',
@@ -20,21 +20,11 @@ const cwd = process.argv[2] ?? process.cwd();
 // No askUser: anything that needs approval is refused with an explanation the model can act on.
 await using session = await createSession({ cwd, extraTools: [WordCount] });
 
-async function call(name: string, input: Record<string, unknown>): Promise<ToolResultBlock> {
-  for await (const event of session.runTool(
-    { type: 'tool_use', id: `call-${name}`, name, input },
-    session.context,
-  )) {
-    if (event.type === 'result') return event.result;
-  }
-  throw new Error('the pipeline always yields a result');
-}
-
 for (const [name, input] of [
   ['WordCount', { text: 'efferent carries intent into action' }],
   ['Glob', { pattern: '*' }],
   ['Bash', { command: 'rm -rf build' }],
 ] as const) {
-  const result = await call(name, input);
+  const result = await session.callTool(name, input);
   console.log(`${name}${result.isError ? ' (refused)' : ''}: ${toolResultText(result).split('\n')[0]}`);
 }

@@ -3,10 +3,12 @@ import {
   type AnyTool,
   type AskUser,
   createToolUseContext,
+  EfferentError,
   type PermissionMode,
   type PermissionResolver,
   type PermissionTarget,
   type RunToolUse,
+  type ToolResultBlock,
   type ToolUseContext,
   type UiCallbacks,
 } from '../core/index.ts';
@@ -45,6 +47,15 @@ export interface Session extends AsyncDisposable {
   /** Every built-in this build knows, for renamed-tool lookup. */
   allTools: AnyTool[];
   runTool: RunToolUse;
+  /**
+   * Runs one call through the pipeline with the session's context and resolves with its tool_result
+   * (failures are `isError` results, never throws); progress goes to `onProgress`.
+   */
+  callTool(
+    name: string,
+    input: Record<string, unknown>,
+    options?: { id?: string; onProgress?: (data: unknown) => void },
+  ): Promise<ToolResultBlock>;
   resolvePermission: PermissionResolver;
   /** The session's hooks; `dispose()` ends their background (`async`) runs. */
   hooks: OwnedHookRunner;
@@ -285,10 +296,26 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure) throw failure.reason;
   };
+  let callCount = 0;
+  const callTool: Session['callTool'] = async (name, input, callOptions = {}) => {
+    callCount += 1;
+    const block = {
+      type: 'tool_use' as const,
+      id: callOptions.id ?? `toolu_session_${callCount}`,
+      name,
+      input,
+    };
+    for await (const event of runTool(block, context)) {
+      if (event.type === 'progress') callOptions.onProgress?.(event.data);
+      else return event.result;
+    }
+    throw new EfferentError('internal', 'The pipeline ended without a result.');
+  };
   return {
     tools,
     allTools,
     runTool,
+    callTool,
     resolvePermission,
     hooks,
     resultBudget,

@@ -59,14 +59,7 @@ async function open(source: RipgrepSource, deny: string[]): Promise<Session> {
 
 async function run(name: string, input: Record<string, unknown>): Promise<ToolResultBlock> {
   if (!session) throw new Error('no session');
-  let result: ToolResultBlock | undefined;
-  for await (const event of session.runTool(
-    { type: 'tool_use', id: 'toolu_1', name, input },
-    session.context,
-  ))
-    if (event.type === 'result') result = event.result;
-  if (!result) throw new Error('no result');
-  return result;
+  return session.callTool(name, input);
 }
 
 async function text(name: string, input: Record<string, unknown>): Promise<string> {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSession, type Session } from '../../src/agent/index.ts';
-import { type ToolResultBlock, toolResultText } from '../../src/core/index.ts';
+import { toolResultText } from '../../src/core/index.ts';
 import { createTempWorkspace, type TempWorkspace } from '../../src/testing/index.ts';
 
 /** Hook `if` conditions, oversized hook output and background hooks through a real session and pipeline. */
@@ -39,22 +39,6 @@ async function open(
   return { current: session, dir: workspace.dir };
 }
 
-async function runOne(
-  current: Session,
-  name: string,
-  input: Record<string, unknown>,
-): Promise<ToolResultBlock> {
-  let result: ToolResultBlock | undefined;
-  for await (const event of current.runTool(
-    { type: 'tool_use', id: 'toolu_1', name, input },
-    current.context,
-  )) {
-    if (event.type === 'result') result = event.result;
-  }
-  if (!result) throw new Error('no result');
-  return result;
-}
-
 function isDeadOrZombie(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] === 'Z';
@@ -81,7 +65,7 @@ describe('hook `if` conditions in a session', () => {
         },
       }),
     );
-    const plain = await runOne(current, 'Bash', { command: 'echo hello && echo git push' });
+    const plain = await current.callTool('Bash', { command: 'echo hello && echo git push' });
     expect(plain.isError ?? false).toBe(false);
     expect(toolResultText(plain)).toContain('hello');
     expect(existsSync(join(dir, 'guard.log'))).toBe(false);
@@ -91,7 +75,7 @@ describe('hook `if` conditions in a session', () => {
       'FOO=1 timeout 5 git push',
       'echo $(git push)',
     ]) {
-      const blocked = await runOne(current, 'Bash', { command });
+      const blocked = await current.callTool('Bash', { command });
       expect(blocked.isError).toBe(true);
       expect(toolResultText(blocked)).toContain('pushing is not allowed here');
     }
@@ -113,14 +97,14 @@ describe('hook `if` conditions in a session', () => {
       }),
       'acceptEdits',
     );
-    const frozen = await runOne(current, 'Write', { file_path: join(dir, 'src/app.ts'), content: 'x' });
+    const frozen = await current.callTool('Write', { file_path: join(dir, 'src/app.ts'), content: 'x' });
     expect(frozen.isError).toBe(true);
     expect(toolResultText(frozen)).toContain('src/ is frozen');
     expect(existsSync(join(dir, 'src/app.ts'))).toBe(false);
     // A relative path is made absolute before the condition sees it.
-    const relative = await runOne(current, 'Write', { file_path: 'src/other.ts', content: 'x' });
+    const relative = await current.callTool('Write', { file_path: 'src/other.ts', content: 'x' });
     expect(relative.isError).toBe(true);
-    const free = await runOne(current, 'Write', { file_path: join(dir, 'notes.md'), content: 'x' });
+    const free = await current.callTool('Write', { file_path: join(dir, 'notes.md'), content: 'x' });
     expect(free.isError ?? false).toBe(false);
     expect(await readFile(join(dir, 'notes.md'), 'utf8')).toBe('x');
   });
@@ -139,7 +123,7 @@ describe('oversized hook output in a session', () => {
         },
       }),
     );
-    const result = await runOne(current, 'Bash', { command: 'echo ran' });
+    const result = await current.callTool('Bash', { command: 'echo ran' });
     const text = toolResultText(result);
     expect(text).toContain('ran');
     expect(text).toContain('note 0\nnote 1');
@@ -167,7 +151,7 @@ describe('async hooks in a session', () => {
       }),
     );
     const started = Date.now();
-    const result = await runOne(current, 'Bash', { command: 'echo quick' });
+    const result = await current.callTool('Bash', { command: 'echo quick' });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(toolResultText(result)).toContain('quick');
     expect(current.hooks.backgroundCount).toBe(1);

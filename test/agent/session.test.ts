@@ -22,22 +22,6 @@ async function open(settings: unknown, extra: Parameters<typeof createSession>[0
   return session;
 }
 
-async function runOne(
-  current: Session,
-  name: string,
-  input: Record<string, unknown>,
-): Promise<ToolResultBlock> {
-  let result: ToolResultBlock | undefined;
-  for await (const event of current.runTool(
-    { type: 'tool_use', id: 'toolu_1', name, input },
-    current.context,
-  )) {
-    if (event.type === 'result') result = event.result;
-  }
-  if (!result) throw new Error('no result');
-  return result;
-}
-
 describe('createSession', () => {
   it('removes tools named by a blanket deny rule from the pool', async () => {
     const current = await open({ permissions: { deny: ['Bash', 'Write'] } });
@@ -45,7 +29,7 @@ describe('createSession', () => {
     expect(names).not.toContain('Bash');
     expect(names).not.toContain('Write');
     expect(names).toContain('Read');
-    const result = await runOne(current, 'Bash', { command: 'echo hi' });
+    const result = await current.callTool('Bash', { command: 'echo hi' });
     expect(result.isError).toBe(true);
   });
 
@@ -63,19 +47,19 @@ describe('createSession', () => {
       }),
     );
     session = await createSession({ cwd: workspace.dir, home: workspace.dir });
-    const written = await runOne(session, 'Write', {
+    const written = await session.callTool('Write', {
       file_path: workspace.path('out.txt'),
       content: 'approved\n',
     });
     expect(written.isError ?? false).toBe(false);
     expect(await readFile(workspace.path('out.txt'), 'utf8')).toBe('approved\n');
-    const bash = await runOne(session, 'Bash', { command: 'touch other.txt' });
+    const bash = await session.callTool('Bash', { command: 'touch other.txt' });
     expect(bash.isError).toBe(true);
   });
 
   it('moves an oversized result to disk and keeps a preview inline', async () => {
     const current = await open({ permissions: { allow: ['Bash(seq *)'] } });
-    const result = await runOne(current, 'Bash', { command: 'seq 1 20000' });
+    const result = await current.callTool('Bash', { command: 'seq 1 20000' });
     const text = toolResultText(result);
     expect(text).toContain('<persisted-output>');
     const path = /saved to: (\S+)/.exec(text)?.[1];
@@ -149,14 +133,8 @@ describe('createSession environment', () => {
       },
       permissionMode: 'bypassPermissions',
     });
-    let result: ToolResultBlock | undefined;
-    for await (const event of current.runTool(
-      { type: 'tool_use', id: 'env', name: 'Bash', input: { command: 'env' } },
-      current.context,
-    )) {
-      if (event.type === 'result') result = event.result;
-    }
-    const text = toolResultText(result as ToolResultBlock);
+    const result = await current.callTool('Bash', { command: 'env' });
+    const text = toolResultText(result);
     expect(text).toContain('KEEP_ME=yes');
     expect(text).not.toContain('sk-secret');
     expect(text).not.toContain('sk-other');

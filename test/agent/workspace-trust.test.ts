@@ -1,21 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { createSession, isWorkspaceTrusted, trustStorePath, trustWorkspace } from '../../src/agent/index.ts';
-import { toolResultText, type ToolResultBlock } from '../../src/core/index.ts';
+import { toolResultText } from '../../src/core/index.ts';
 import { createTempWorkspace } from '../../src/testing/index.ts';
-
-async function touch(
-  session: Awaited<ReturnType<typeof createSession>>,
-  name: string,
-): Promise<ToolResultBlock> {
-  for await (const event of session.runTool(
-    { type: 'tool_use', id: name, name: 'Bash', input: { command: `touch ${name}` } },
-    session.context,
-  )) {
-    if (event.type === 'result') return event.result;
-  }
-  throw new Error('no result');
-}
 
 describe('workspace trust', () => {
   it('ignores a project allow rule until the user trusts the folder; deny rules apply either way', async () => {
@@ -32,8 +19,10 @@ describe('workspace trust', () => {
     {
       await using untrusted = await createSession({ cwd: project.dir, home: home.dir });
       expect(untrusted.settings.trusted).toBe(false);
-      expect((await touch(untrusted, 'a.txt')).isError).toBe(true);
-      expect(toolResultText(await touch(untrusted, 'secret.txt'))).toContain('Bash(touch secret*)');
+      expect((await untrusted.callTool('Bash', { command: 'touch a.txt' })).isError).toBe(true);
+      expect(toolResultText(await untrusted.callTool('Bash', { command: 'touch secret.txt' }))).toContain(
+        'Bash(touch secret*)',
+      );
       expect(untrusted.settings.notices.join('\n')).toMatch(/not trusted/);
     }
 
@@ -42,11 +31,11 @@ describe('workspace trust', () => {
     expect(await isWorkspaceTrusted(home.dir, project.dir)).toBe(true);
     {
       await using trusted = await createSession({ cwd: project.dir, home: home.dir });
-      expect((await touch(trusted, 'b.txt')).isError ?? false).toBe(false);
-      expect((await touch(trusted, 'secret2.txt')).isError).toBe(true);
+      expect((await trusted.callTool('Bash', { command: 'touch b.txt' })).isError ?? false).toBe(false);
+      expect((await trusted.callTool('Bash', { command: 'touch secret2.txt' })).isError).toBe(true);
       // An explicit option still wins over the stored trust.
       await using forced = await createSession({ cwd: project.dir, home: home.dir, trusted: false });
-      expect((await touch(forced, 'c.txt')).isError).toBe(true);
+      expect((await forced.callTool('Bash', { command: 'touch c.txt' })).isError).toBe(true);
     }
   });
 

@@ -1,10 +1,5 @@
 import type { Command } from 'commander';
-import {
-  EfferentError,
-  type PermissionMode,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from '../../core/index.ts';
+import { EfferentError, type PermissionMode, type ToolResultBlock } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
 import { createSession } from '../../agent/index.ts';
 import {
@@ -71,14 +66,12 @@ export function registerCallCommand(program: Command): void {
         const names = session.tools.map((tool) => tool.name).join(', ');
         throw new EfferentError('usage', `Unknown tool "${toolName}". Available: ${names}.`);
       }
-      const block: ToolUseBlock = { type: 'tool_use', id: 'toolu_cli_1', name: toolName, input };
-      let result: ToolResultBlock | undefined;
-      for await (const event of session.runTool(block, session.context)) {
-        if (event.type === 'progress' && !flags.json)
-          process.stderr.write(`… ${JSON.stringify(event.data)}\n`);
-        if (event.type === 'result') result = event.result;
-      }
-      if (!result) throw new EfferentError('internal', 'The pipeline ended without a result.');
+      const result = await session.callTool(toolName, input, {
+        id: 'toolu_cli_1',
+        onProgress: (data) => {
+          if (!flags.json) process.stderr.write(`… ${JSON.stringify(data)}\n`);
+        },
+      });
       process.stdout.write(
         flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderToolResult(result)}\n`,
       );
