@@ -172,6 +172,23 @@ const diffFlags = flagTable(
   ['--color', '--palette'],
 );
 
+/** md5sum, sha1sum, sha256sum and sha512sum share one set of options (coreutils). */
+const checksumCommand: CommandSpec = {
+  flags: flagTable('bctwz', [
+    '--binary',
+    '--check',
+    '--tag',
+    '--text',
+    '--zero',
+    '--ignore-missing',
+    '--quiet',
+    '--status',
+    '--strict',
+    '--warn',
+  ]),
+  anyArgSafe: true,
+};
+
 /** Commands decided by a flag table alone (plus small validators). */
 export const simpleCommandSpecs: Record<string, CommandSpec> = {
   cat: {
@@ -452,66 +469,10 @@ export const simpleCommandSpecs: Record<string, CommandSpec> = {
   },
   seq: { flags: flagTable('w', ['--equal-width'], 'fs', ['--format', '--separator']), anyArgSafe: false },
   sleep: { flags: {}, maxOperands: 4 },
-  md5sum: {
-    flags: flagTable('bctwz', [
-      '--binary',
-      '--check',
-      '--tag',
-      '--text',
-      '--zero',
-      '--ignore-missing',
-      '--quiet',
-      '--status',
-      '--strict',
-      '--warn',
-    ]),
-    anyArgSafe: true,
-  },
-  sha1sum: {
-    flags: flagTable('bctwz', [
-      '--binary',
-      '--check',
-      '--tag',
-      '--text',
-      '--zero',
-      '--ignore-missing',
-      '--quiet',
-      '--status',
-      '--strict',
-      '--warn',
-    ]),
-    anyArgSafe: true,
-  },
-  sha256sum: {
-    flags: flagTable('bctwz', [
-      '--binary',
-      '--check',
-      '--tag',
-      '--text',
-      '--zero',
-      '--ignore-missing',
-      '--quiet',
-      '--status',
-      '--strict',
-      '--warn',
-    ]),
-    anyArgSafe: true,
-  },
-  sha512sum: {
-    flags: flagTable('bctwz', [
-      '--binary',
-      '--check',
-      '--tag',
-      '--text',
-      '--zero',
-      '--ignore-missing',
-      '--quiet',
-      '--status',
-      '--strict',
-      '--warn',
-    ]),
-    anyArgSafe: true,
-  },
+  md5sum: checksumCommand,
+  sha1sum: checksumCommand,
+  sha256sum: checksumCommand,
+  sha512sum: checksumCommand,
   cksum: {
     flags: flagTable('', ['--raw', '--tag', '--untagged', '--base64'], 'al', ['--algorithm', '--length']),
     anyArgSafe: true,
