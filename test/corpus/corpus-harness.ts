@@ -16,6 +16,8 @@ export interface CorpusCase {
   why: string;
   source: string;
   home?: string;
+  /** The attack class a case belongs to (`git-config`, `heredoc`, `paths`, `indirect-read`, `sandbox`, `trust-modes`, `too-careful`). */
+  class?: string;
   /** Shell lines that build a fixture (symlinks) inside the case's directories. */
   setup?: string[];
 }

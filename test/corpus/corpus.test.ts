@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckOptions, checkPermissionCase, type CheckCase, loadDefaultShellAnalyzer } from '../../src/permissions/index.ts';
@@ -6,7 +7,9 @@ import { getAllBaseTools } from '../../src/registry/index.ts';
 import { type CorpusCase, corpusHome, materialise, meetsExpectation, readCorpus, toCheckLine } from './corpus-harness.ts';
 
 const root = join(import.meta.dirname, '..', '..');
-const corpora = ['security-sample.json', 'efferent-cases.json'].map((file) => ({ file, cases: readCorpus(join(import.meta.dirname, file)) }));
+// Every JSON file here is a corpus: the public sample, our own cases, and one file per attack class.
+const corpusFiles = readdirSync(import.meta.dirname).filter((name) => name.endsWith('.json')).sort();
+const corpora = corpusFiles.map((file) => ({ file, cases: readCorpus(join(import.meta.dirname, file)) }));
 const prepared = corpora.flatMap(({ file, cases }) => cases.map((item) => ({ file, ...materialise(item) })));
 afterAll(() => {
   for (const entry of prepared) entry.cleanup();
@@ -58,9 +61,9 @@ describe('security corpus through the library', () => {
 });
 
 describe('corpus files', () => {
-  it('keep every field and a source for every case', () => {
+  it('keep every field and a source for every case, with ids unique across files', () => {
+    const ids = new Set<string>();
     for (const { file, cases } of corpora) {
-      const ids = new Set<string>();
       for (const item of cases) {
         expect(ids.has(item.id), `${file}: duplicate id ${item.id}`).toBe(false);
         ids.add(item.id);
