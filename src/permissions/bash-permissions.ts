@@ -1,6 +1,7 @@
 import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bash/check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
 import { errorMessage } from '../core/index.ts';
+import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
 import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
 import type { PermissionRule } from './rules/rule-types.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
@@ -55,6 +56,68 @@ function analyzeSafely(
 const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? '';
 
 /**
+ * A git invocation about to be allowed without a person (read-only, or by an allow rule) is allowed
+ * only once the configuration of the repository it will use has been inspected and holds nothing
+ * that runs a program (core.fsmonitor, diff.external, textconv, filters, gpg.program, aliases…).
+ * Otherwise it asks, and only a person can answer. bypassPermissions skips the inspection: it
+ * allows commands that run anything anyway.
+ */
+function inspectGitBeforeAllow(
+  subcommand: AnalyzedSubcommandLike,
+  verdict: Verdict & { behavior: 'allow' },
+  context: BashFlowContext,
+): Verdict {
+  const program = programOf(subcommand);
+  if (program.slice(program.lastIndexOf('/') + 1) !== 'git' || context.mode === 'bypassPermissions')
+    return verdict;
+  const label = `\`${subcommand.text.trim()}\``;
+  const inspect = context.workspace.inspectGit ?? inspectGitInvocation;
+  let inspection: GitInspection;
+  try {
+    inspection = inspect({
+      argv: subcommand.argv,
+      ...(subcommand.argKinds ? { argKinds: subcommand.argKinds } : {}),
+      envVars: subcommand.envVars,
+      cwd: subcommand.cwd,
+      home: context.workspace.home,
+    });
+  } catch (error) {
+    inspection = {
+      ok: false,
+      reason: `the repository configuration could not be inspected (${errorMessage(error)})`,
+    };
+  }
+  if (inspection.ok)
+    return {
+      ...verdict,
+      steps: [
+        ...verdict.steps,
+        {
+          stage: 'safety',
+          outcome: 'allow',
+          detail: `Repository configuration for ${label} inspected: ${inspection.detail}.`,
+        },
+      ],
+    };
+  const reason = `${inspection.reason}; approve ${label} only if you trust this repository`;
+  return {
+    behavior: 'ask',
+    kind: 'safety',
+    reason,
+    classifierApprovable: false,
+    steps: [
+      {
+        stage: 'safety',
+        outcome: 'ask',
+        detail: `Repository configuration for ${label}: ${inspection.reason}.`,
+        classifierApprovable: false,
+      },
+    ],
+    suggestions: [],
+  };
+}
+
+/**
  * Decides a shell command: too-complex → only deny rules on the raw text, then ask; more than 50
  * subcommands or more than 10,000 characters → every subcommand still checked against deny, then
  * ask; several `cd`s or `cd` with `git` → ask; otherwise each subcommand on its own (deny → ask →
@@ -83,10 +146,13 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
     return analysisAsk(`the command is too complex to check (${analysis.reason})`);
   }
   const { subcommands } = analysis;
-  const results = subcommands.map((subcommand) => ({
-    subcommand,
-    verdict: checkSubcommand(subcommand, context),
-  }));
+  const results = subcommands.map((subcommand) => {
+    const verdict = checkSubcommand(subcommand, context);
+    return {
+      subcommand,
+      verdict: verdict?.behavior === 'allow' ? inspectGitBeforeAllow(subcommand, verdict, context) : verdict,
+    };
+  });
   const denied = results.find((result) => result.verdict?.behavior === 'deny');
   if (denied?.verdict) return denied.verdict;
   const rawDeny = denyOnRawText(command, context.shellRules.deny);

@@ -1,3 +1,4 @@
+import type { GitInspector } from '../git-config/inspect-git.ts';
 import {
   type CanonicalPath,
   canonicalizePath,
@@ -19,6 +20,8 @@ export interface Workspace {
   additionalDirectories: readonly string[];
   /** How existing paths are resolved; a lexical stand-in makes decisions independent of the disk. */
   realpath: RealpathFn;
+  /** Judges the repository configuration a git invocation would load (default: read from disk). */
+  inspectGit?: GitInspector;
 }
 
 /** A workspace on the real filesystem. */
