@@ -29,6 +29,7 @@ import {
 } from '../shared/process/shell-output.ts';
 import { bashDefaultTimeoutMs, bashMaxTimeoutMs, bashPrompt, bashToolName } from './bash.prompt.ts';
 import { interpretExitCode } from './command-semantics.ts';
+import { withGitSafety } from './git-safety-env.ts';
 import { readCwdChange, startingDirectory, withCwd } from '../shared/process/cwd-tracking.ts';
 import { applySimulatedSedEdit, previewSedEdit } from './sed-permission.ts';
 import {
@@ -166,7 +167,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       args: invocation.args,
       inheritedFds: invocation.inheritedFds,
       cwd,
-      env: childEnvironment(context.run.env),
+      env: withGitSafety(childEnvironment(context.run.env), isReadOnlyBash(input.command, cwd)),
       stdoutPath,
       stderrPath,
       maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
