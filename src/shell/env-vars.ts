@@ -25,7 +25,6 @@ const safeNames = new Set([
   'GOARCH',
   'CGO_ENABLED',
   'GO111MODULE',
-  'GOFLAGS',
   'NODE_ENV',
   'PYTHONUNBUFFERED',
   'PYTHONDONTWRITEBYTECODE',
@@ -105,6 +104,10 @@ const dangerousNames = new Set([
   'COMPOSER_HOME',
   'CARGO_HOME',
   'RUSTC_WRAPPER',
+  // -toolexec, -exec and -modfile run or load programs the value names.
+  'GOFLAGS',
+  'GOENV',
+  'GOTOOLCHAIN',
   'RUSTC',
   'RUSTFLAGS',
   'CC',
