@@ -337,5 +337,9 @@ describe('the Bash tool neutralises repository programs for git it starts', () =
       root,
     );
     expect(hooks.stdout.split('\n').filter(Boolean)).toEqual(['/dev/null', 'explicit']);
+    const pagers = await runBash('printenv GIT_PAGER; printenv LESSOPEN; true', root, root, {
+      LESSOPEN: `| ${lab.program} %s`,
+    });
+    expect(pagers.stdout.trim()).toBe('cat');
   });
 });

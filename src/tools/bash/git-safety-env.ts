@@ -12,7 +12,9 @@
  *   only read need no hooks (an index refresh would otherwise run `post-index-change`). Lines that
  *   may write keep the user's hooks (`git commit` runs pre-commit as the user expects).
  *
- * Entries the user's environment already has are kept; these are appended after them.
+ * Entries the user's environment already has are kept; these are appended after them. Read-only
+ * lines also lose `LESSOPEN`/`LESSCLOSE` (an input preprocessor such as lesspipe runs programs on the
+ * files `less` opens) and get `GIT_PAGER=cat`: output goes to files, so no pager is wanted.
  */
 
 /** The settings for a command line; `readOnly` adds `core.hooksPath=/dev/null`. */
@@ -37,5 +39,10 @@ export function withGitSafety(env: Record<string, string>, readOnly: boolean): R
     result[`GIT_CONFIG_VALUE_${start + offset}`] = value;
   });
   result.GIT_CONFIG_COUNT = String(start + settings.length);
+  if (readOnly) {
+    delete result.LESSOPEN;
+    delete result.LESSCLOSE;
+    result.GIT_PAGER = 'cat';
+  }
   return result;
 }
