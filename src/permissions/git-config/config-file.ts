@@ -252,7 +252,8 @@ function includeTarget(entry: ConfigEntry, home: string): string | undefined {
   const value = entry.value;
   if (value === null || value === '') return undefined;
   if (value === '~' || value.startsWith('~/')) return resolve(home, value.slice(2));
-  if (value.startsWith('~') || value.startsWith('%(')) return undefined;
+  // `%(prefix)/` and the newer `:(optional)` form are expanded by git in ways not modelled here.
+  if (value.startsWith('~') || value.startsWith('%(') || value.startsWith(':(')) return undefined;
   return isAbsolute(value) ? resolve(value) : resolve(dirname(entry.file), value);
 }
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { type ConfigEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
+import { type ConfigEntry, isIncludeEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
 import { entryConcern, entryKey } from './inert-keys.ts';
 
 /**
@@ -353,9 +353,7 @@ function inspectRepository(
     entries.push(...parsed.entries);
   }
   for (const entry of entries) {
-    if (entry.section === 'include' || entry.section === 'includeif') {
-      if (entry.name === 'path') continue;
-    }
+    if (isIncludeEntry(entry)) continue;
     const concern = entryConcern(entry);
     if (concern !== undefined)
       return {
@@ -381,7 +379,7 @@ function inspectRepository(
     const problem =
       absorbedSubmodules(common, submodules) ??
       (workTree ? embeddedSubmodules(workTree, submodules) : undefined);
-    if (problem) return { reason: `${problem}, too many to inspect` };
+    if (problem) return { reason: `${problem}, so the submodules cannot be inspected` };
   }
   return { files };
 }
