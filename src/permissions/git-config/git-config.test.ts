@@ -83,6 +83,11 @@ describe('the allowlist', () => {
     expect(entryConcern(entry('filter', 'lfs', 'clean', 'git-lfs clean -- %f; x'))).toMatch(/program/);
     expect(entryConcern(entry('diff', 'x', 'xfuncname', '^x'))).toBeUndefined();
     expect(entryConcern(entry('brandnew', undefined, 'key', 'v'))).toMatch(/not know/);
+    expect(entryConcern(entry('core', undefined, 'pager', 'cat'))).toBeUndefined();
+    expect(entryConcern(entry('core', undefined, 'pager', 'less -R; x'))).toMatch(/program/);
+    expect(entryConcern(entry('pager', undefined, 'branch', 'false'))).toBeUndefined();
+    expect(entryConcern(entry('pager', undefined, 'log', 'sh -c x'))).toMatch(/program/);
+    expect(entryConcern(entry('diff', undefined, 'external', ''))).toBeUndefined();
   });
 
   it('GOFLAGS, GOENV and GOTOOLCHAIN are never skipped by allow rules (-toolexec runs a program)', () => {
@@ -130,6 +135,18 @@ describe('the inspection follows the directory git really runs in', () => {
     );
     expect(inspectGitInvocation(invocation(['git', '-c', 'core.pager=x', 'log'], proj)).ok).toBe(false);
     expect(inspectGitInvocation(invocation(['git', '-c', 'color.ui=never', 'log'], proj)).ok).toBe(true);
+    // Every -c the read-only classifier accepts stays inert here.
+    for (const setting of [
+      'core.pager=cat',
+      'diff.external=',
+      'core.fsmonitor=false',
+      'core.quotepath=off',
+      'log.decorate=short',
+      'diff.noprefix=true',
+      'advice.detachedHead=false',
+      'column.ui=never',
+    ])
+      expect(inspectGitInvocation(invocation(['git', '-c', setting, 'log'], proj)).ok, setting).toBe(true);
     expect(inspectGitInvocation(invocation(['git', '--exec-path=/tmp', 'log'], proj)).ok).toBe(false);
     expect(inspectGitInvocation(invocation(['git', '--frobnicate', 'log'], proj)).ok).toBe(false);
     expect(inspectGitInvocation(invocation(['git', 'status'], null)).ok).toBe(false);

@@ -348,6 +348,11 @@ export function entryConcern(entry: ConfigEntry): string | undefined {
       ? undefined
       : 'which runs a command when submodules update';
   if (section === 'protocol' && name === 'allow' && value === 'never') return undefined;
+  // Switching a helper off, or paging through cat, runs nothing the repository chose.
+  if (section === 'core' && subsection === undefined && name === 'pager' && (value === '' || value === 'cat'))
+    return undefined;
+  if (section === 'diff' && subsection === undefined && name === 'external' && value === '') return undefined;
+  if (section === 'pager' && subsection === undefined && bool.test(value)) return undefined;
   if (section === 'filter' && subsection === 'lfs') {
     if (name === 'required') return undefined;
     const expected = lfsFilter[name];
