@@ -27,6 +27,12 @@ export {
   defaultShellAnalyzer,
   loadDefaultShellAnalyzer,
 } from './default-shell.ts';
+export {
+  type GitInspection,
+  type GitInspector,
+  type GitInvocation,
+  inspectGitInvocation,
+} from './git-config/inspect-git.ts';
 export { type KnownToolDeclaration, knownToolDeclarations } from './known-tools.ts';
 export {
   type CanonicalPath,
