@@ -436,10 +436,12 @@ function matchesSpan(node: Node, byOperator: Map<number, HeredocSpan>, seen: Set
   const span = operator ? byOperator.get(operator.startIndex) : undefined;
   if (!operator || !span || operator.type !== span.operator || seen.has(span.operatorStart)) return false;
   seen.add(span.operatorStart);
+  let started = false;
   let ended = false;
   for (const child of node.children) {
     if (child.type === 'heredoc_start') {
       if (child.startIndex !== span.wordStart || child.endIndex !== span.wordEnd) return false;
+      started = true;
     } else if (child.type === 'heredoc_body' && child.endIndex > child.startIndex) {
       if (child.startIndex !== span.bodyStart) return false;
       if (child.endIndex < span.terminatorLineStart || child.endIndex > span.terminatorStart) return false;
@@ -449,5 +451,5 @@ function matchesSpan(node: Node, byOperator: Map<number, HeredocSpan>, seen: Set
       ended = true;
     }
   }
-  return ended;
+  return started && ended;
 }
