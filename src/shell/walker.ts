@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
+import { type HeredocSpan, planHeredocs, verifyHeredocs } from './heredoc.ts';
 import { parseBash } from './parser.ts';
 import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
 import { screenCommandText } from './text-checks.ts';
@@ -73,6 +74,10 @@ class Walker implements WordHost {
   private readonly trackedVariables = new Set<string>();
   private currentCwd: string | null;
   private currentFrame: Frame = { origin: 'top', redirects: [], nesting: 0 };
+  /** Heredocs of the source being walked, by the index of their `<<` (bash's view, see heredoc.ts). */
+  private heredocs = new Map<number, HeredocSpan>();
+  /** The unmasked text of the source being walked, when its heredoc bodies were masked. */
+  private unmasked: string | undefined;
 
   constructor(private readonly options: WalkOptions) {
     this.currentCwd = options.cwd ?? null;
@@ -100,22 +105,40 @@ class Walker implements WordHost {
     this.currentCwd = saved.cwd;
   }
 
+  /** Analyses the code of a `$(…)` or backtick found in a heredoc body (see heredoc.ts). */
+  private substitutionText(text: string): void {
+    const frame: Frame = { origin: 'substitution', redirects: [], nesting: this.currentFrame.nesting + 1 };
+    if (frame.nesting > maxNesting) tooComplex('substitutions are nested too deeply');
+    const saved = { frame: this.currentFrame, cwd: this.currentCwd };
+    this.source(text, frame, this.currentCwd);
+    this.currentFrame = saved.frame;
+    this.currentCwd = saved.cwd;
+  }
+
   /** Parses and walks one source text (the whole line, or a `bash -c` / `eval` body). */
   source(text: string, frame: Frame, cwd: string | null): CwdState {
     if (text.length > maxSourceLength) tooComplex('the command is too long to analyse');
     const problem = screenCommandText(text);
     if (problem) tooComplex(problem);
-    const outcome = parseBash(text);
+    // Heredoc bodies are read as bash reads them and blanked before tree-sitter sees the text.
+    const plan = planHeredocs(text);
+    const parsed = plan?.masked ?? text;
+    const outcome = parseBash(parsed);
     if (outcome.kind === 'unavailable') throw new ParserUnavailable();
     if (outcome.kind === 'timeout') tooComplex('parsing took too long; the command may be adversarial');
     const tree = outcome.tree;
+    const saved = { heredocs: this.heredocs, unmasked: this.unmasked };
+    this.unmasked = plan ? text : undefined;
     try {
       const root = tree.rootNode;
       if (root.hasError) tooComplex('bash syntax error or construct the parser does not understand', 'ERROR');
       if (root.descendantCount + this.nodes > maxNodes) tooComplex('the command is too large to analyse');
-      checkCoverage(root, text);
+      checkCoverage(root, parsed);
+      this.heredocs = parsed.includes('<') ? verifyHeredocs(root, plan) : new Map();
       return this.sequence(root, frame, cwd);
     } finally {
+      this.heredocs = saved.heredocs;
+      this.unmasked = saved.unmasked;
       tree.delete();
     }
   }
@@ -307,32 +330,16 @@ class Walker implements WordHost {
   }
 
   private heredoc(node: Node, into: Collector): void {
-    let quoted = false;
-    let body = '';
-    let literal = true;
-    let operator = '<<';
+    let span: HeredocSpan | undefined;
     for (const child of node.children) {
       this.tick(child);
       switch (child.type) {
         case '<<':
         case '<<-':
-          operator = child.type;
+          span = this.heredocs.get(child.startIndex);
           break;
         case 'heredoc_start':
-          quoted = /['"\\]/.test(child.text);
-          break;
         case 'heredoc_body':
-          if (quoted || child.namedChildCount === 0) {
-            body = child.text;
-            if (!quoted && /[$`\\]/.test(body)) literal = false;
-          } else {
-            literal = false;
-            for (const part of child.children) {
-              if (part.type === 'heredoc_content') continue;
-              resolveWord(part, this);
-            }
-          }
-          break;
         case 'heredoc_end':
           break;
         case 'file_redirect':
@@ -343,8 +350,11 @@ class Walker implements WordHost {
           into.trailing.push(child);
       }
     }
-    into.redirects.push({ operator, target: '<heredoc>' });
-    into.stdin = { text: body, literal };
+    if (!span) tooComplex('a heredoc the analyser did not locate', node.type);
+    // An unquoted body is expanded like a double-quoted string: its substitutions are commands.
+    for (const code of span.substitutions) this.substitutionText(code);
+    into.redirects.push({ operator: span.operator, target: '<heredoc>' });
+    into.stdin = { text: span.body, literal: span.literal };
   }
 
   private fileRedirect(node: Node): Redirect {
@@ -496,7 +506,7 @@ class Walker implements WordHost {
       argv: words.map((word) => word.text),
       envVars,
       redirects,
-      text,
+      text: this.unmasked?.slice(node.startIndex, node.endIndex) ?? text,
       argKinds: words.map((word) => word.kind),
       origin: frame.origin,
     };
