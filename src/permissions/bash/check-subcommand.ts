@@ -35,6 +35,8 @@ export interface SubcommandCheckContext {
     writeDeny: readonly PermissionRule[];
     writeAsk: readonly PermissionRule[];
     writeAllow: readonly PermissionRule[];
+    /** Read and Edit allow rules: a path they cover may be read from outside the working directories. */
+    readAllow?: readonly PermissionRule[];
   };
   classifyEnvVar: (name: string) => EnvVarClass;
   /** The rule family name, for suggestions (`Bash`). */
@@ -461,6 +463,29 @@ export function checkSubcommand(
       'safety',
       `${label} reads ${unknownRead}, which cannot be checked against the read deny rules before it runs`,
     );
+  }
+
+  // Reading outside the working directories is a workspace question that a command's allow rule does
+  // not answer: `Bash(git diff *)` is about git, not about /etc/passwd (`git diff --no-index /etc/passwd
+  // x`). It asks after allow rules as writes do, unless a Read or Edit allow rule covers the path.
+  const reading = !nonReadingCommands.has(subcommand.argv[0] ?? '');
+  const outsideRead = reading
+    ? readPaths.find(
+        (path) =>
+          !harmlessWriteTargets.has(path.lexical) &&
+          !isInWorkspace(path, workspace) &&
+          !findPathRule(context.pathRules.readAllow ?? [], path, 'allow', workspace),
+      )
+    : undefined;
+  if (outsideRead) {
+    const outside = ask(
+      'workspace',
+      `${label} reads ${outsideRead.lexical}, outside the working directories`,
+      {
+        suggestions: [suggestRule(subcommand, context.family)],
+      },
+    );
+    return writes?.behavior === 'ask' ? strongerAsk(writes, outside) : outside;
   }
 
   const envClasses = subcommand.envVars.map((variable) => context.classifyEnvVar(variable.name));
