@@ -74,6 +74,8 @@ describe('a command allow rule never authorises a read outside the working direc
     '/srv/proj/../other/secret',
     '"/etc/passwd"',
     "'/etc/shadow'",
+    '~root/.ssh/id_rsa',
+    '< /etc/passwd',
   ];
   const modes = ['default', 'acceptEdits', 'auto', 'dontAsk'];
   const attacks = allowed.flatMap(({ rule, prefix }) =>
@@ -85,7 +87,7 @@ describe('a command allow rule never authorises a read outside the working direc
   );
 
   it(`asks or denies all ${attacks.length} variants`, async () => {
-    expect(attacks.length).toBe(544);
+    expect(attacks.length).toBe(680);
     for (const { rule, command, mode } of attacks) {
       const result = await check('Bash', { command }, mode, [rule]);
       expect(result.behavior, `${rule} / ${mode}: ${command}`).not.toBe('allow');

@@ -503,6 +503,11 @@ export function checkSubcommand(
       if (blocker !== undefined && pattern.kind !== 'exact') return false;
       return texts.some((text) => matchesShellPattern(pattern, text));
     });
+    // A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it.
+    if (allowRule && reading && runtimePath !== undefined)
+      return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
     if (allowRule)
       return {
         behavior: 'allow',
@@ -516,6 +521,7 @@ export function checkSubcommand(
       allEnvSafe &&
       acceptEditsCommands.has(program) &&
       blocker === undefined &&
+      runtimePath === undefined &&
       readPaths.every(
         (path) =>
           isInWorkspace(path, workspace) &&
