@@ -77,9 +77,9 @@ export interface SessionOptions {
   /** Overrides the mode the settings ask for. */
   permissionMode?: PermissionMode;
   /**
-   * Whether project settings may add allow rules, directories, env and hooks. Default: whether the
-   * user trusted this folder before (`trustWorkspace`); an untrusted folder's deny and ask rules
-   * still apply.
+   * Whether project settings may loosen anything (allow rules, directories, env, hooks, modes).
+   * Default: whether the user trusted this folder before (`trustWorkspace`); an untrusted folder's
+   * settings only tighten (deny and ask rules, the default, plan or dontAsk mode).
    */
   trusted?: boolean;
   /** Command-line settings (`--settings`, `--allowedTools`, …). */
@@ -89,7 +89,7 @@ export interface SessionOptions {
   managedSettingsPath?: string;
   /** The interactive prompt; without it, asks resolve with nobody to answer (refused with an explanation). */
   askUser?: AskUser;
-  /** Auto mode's classifier; default the deterministic rule-based one. */
+  /** Auto mode's classifier; default the rule-based one, which never allows (a person decides). */
   classifier?: AutoModeClassifier;
   /** Tools besides the built-ins: MCP tools (with `mcpInfo`) or your own. */
   extraTools?: readonly AnyTool[];
@@ -284,7 +284,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     home,
     onPermissionRequest: permissionRequestHook(hooks),
     ...(options.askUser ? { askUser: options.askUser } : {}),
-    // Auto mode needs a classifier; the deterministic rule-based one is the default.
+    // Auto mode's default reviewer is rule-based: it never allows, it explains why a person is asked.
     classifier: options.classifier ?? createRuleBasedClassifier(),
     ...(shell ? { shell } : {}),
   });

@@ -7,7 +7,8 @@ export * from './json-schema.ts';
 export * from './messages.ts';
 export { isStrictCompatible } from './openai-strict.ts';
 export * from './permission-types.ts';
-export * from './protected-paths.ts';
+// The other protected-path lists are internal: the engine and the sandbox import them from the file.
+export { startupFileNames } from './protected-paths.ts';
 export * from './read-file-state.ts';
 export * from './session-resources.ts';
 export type * from './tool.ts';

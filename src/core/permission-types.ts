@@ -70,6 +70,8 @@ export type ToolPermissionResult =
       preview?: string;
       /** A safety check asked; `false` means only a person may approve. */
       classifierApprovable?: boolean;
+      /** An explicit allow rule naming the whole tool (`REPL`) settles this ask; nothing else does but a person. */
+      ruleApprovable?: boolean;
       suggestions?: PermissionSuggestion[];
     };
 

@@ -35,6 +35,8 @@ export interface SubcommandCheckContext {
     writeDeny: readonly PermissionRule[];
     writeAsk: readonly PermissionRule[];
     writeAllow: readonly PermissionRule[];
+    /** Read and Edit allow rules: a path they cover may be read from outside the working directories. */
+    readAllow?: readonly PermissionRule[];
   };
   classifyEnvVar: (name: string) => EnvVarClass;
   /** The rule family name, for suggestions (`Bash`). */
@@ -463,6 +465,29 @@ export function checkSubcommand(
     );
   }
 
+  // Reading outside the working directories is a workspace question that a command's allow rule does
+  // not answer: `Bash(git diff *)` is about git, not about /etc/passwd (`git diff --no-index /etc/passwd
+  // x`). It asks after allow rules as writes do, unless a Read or Edit allow rule covers the path.
+  const reading = !nonReadingCommands.has(subcommand.argv[0] ?? '');
+  const outsideRead = reading
+    ? readPaths.find(
+        (path) =>
+          !harmlessWriteTargets.has(path.lexical) &&
+          !isInWorkspace(path, workspace) &&
+          !findPathRule(context.pathRules.readAllow ?? [], path, 'allow', workspace),
+      )
+    : undefined;
+  if (outsideRead) {
+    const outside = ask(
+      'workspace',
+      `${label} reads ${outsideRead.lexical}, outside the working directories`,
+      {
+        suggestions: [suggestRule(subcommand, context.family)],
+      },
+    );
+    return writes?.behavior === 'ask' ? strongerAsk(writes, outside) : outside;
+  }
+
   const envClasses = subcommand.envVars.map((variable) => context.classifyEnvVar(variable.name));
   const dangerousEnv = envClasses.includes('dangerous');
   const allEnvSafe = envClasses.every((envClass) => envClass === 'safe');
@@ -478,6 +503,11 @@ export function checkSubcommand(
       if (blocker !== undefined && pattern.kind !== 'exact') return false;
       return texts.some((text) => matchesShellPattern(pattern, text));
     });
+    // A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it.
+    if (allowRule && reading && runtimePath !== undefined)
+      return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
     if (allowRule)
       return {
         behavior: 'allow',
@@ -491,6 +521,7 @@ export function checkSubcommand(
       allEnvSafe &&
       acceptEditsCommands.has(program) &&
       blocker === undefined &&
+      runtimePath === undefined &&
       readPaths.every(
         (path) =>
           isInWorkspace(path, workspace) &&

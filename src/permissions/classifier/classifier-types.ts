@@ -17,9 +17,12 @@ export interface ClassifierRequest {
   signal: AbortSignal;
 }
 
-/** A stage's answer. */
+/**
+ * A stage's answer. `ask` means the reviewer cannot vouch for the call either way: a person decides
+ * (the rule-based reviewer answers it for everything, since it can prove nothing beyond the engine).
+ */
 export interface ClassifierStageVerdict {
-  decision: 'allow' | 'block';
+  decision: 'allow' | 'block' | 'ask';
   reason: string;
 }
 
@@ -36,7 +39,7 @@ export interface AutoModeClassifier {
   classify(request: ClassifierRequest): Promise<ClassifierVerdict>;
 }
 
-/** Builds a classifier from a fast and a careful stage: careful runs only when fast says block. */
+/** Builds a classifier from a fast and a careful stage: careful runs only when fast does not allow. */
 export function createTwoStageClassifier(stages: {
   fast: ClassifierStage;
   careful: ClassifierStage;

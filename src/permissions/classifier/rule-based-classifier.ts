@@ -1,18 +1,11 @@
 import type { ClassifierRequest, ClassifierStageVerdict } from './classifier-types.ts';
 import { type AutoModeClassifier, createTwoStageClassifier } from './classifier-types.ts';
 
-/**
- * A deterministic classifier with no model behind it. The fast stage blocks anything that mentions
- * a risky capability (network, credentials, deletion, privilege, code download, history rewrite);
- * the careful stage lets a flagged call through only when its risk is local and reversible: it runs
- * inside the project, touches no credentials, sends nothing over the network and destroys nothing
- * outside the project. Its verdicts are explainable; for judgement calls plug in a model classifier.
- */
-
+/** A risky capability the reviewer names in its explanation. */
 interface Hazard {
   pattern: RegExp;
   reason: string;
-  /** Hazards the careful stage never clears. */
+  /** Kept for the record: every hazard (and every other call) is handed to a person. */
   severe: boolean;
 }
 
@@ -68,36 +61,26 @@ function describe(request: ClassifierRequest): string {
   return `${request.toolName} ${summary}`;
 }
 
-function fast(request: ClassifierRequest): Promise<ClassifierStageVerdict> {
+/**
+ * The only stage. Text patterns cannot prove code safe (`python3 -c` decoding hex, `node -e`,
+ * `printf` escapes piped to a shell spell anything without naming it), and everything the engine
+ * could prove safe (reads and read-only commands inside the working directories, edits of files
+ * there that are not protected) auto mode already allowed before asking this reviewer. So it never
+ * allows: it names the risk it recognises, if any, and hands the call to a person.
+ */
+function review(request: ClassifierRequest): Promise<ClassifierStageVerdict> {
   const text = describe(request);
   const hit = hazards.find((hazard) => hazard.pattern.test(text));
-  return Promise.resolve(
-    hit
-      ? { decision: 'block', reason: hit.reason }
-      : { decision: 'allow', reason: 'no risky capability found' },
-  );
+  const reason = hit
+    ? `${hit.reason}, and without a model classifier only a person may approve calls no rule allows`
+    : 'without a model classifier, auto mode allows only what the permission engine proves safe (reads inside the working directories, edits of unprotected files there); a person must approve the rest';
+  return Promise.resolve({ decision: 'ask', reason });
 }
 
-function careful(request: ClassifierRequest): Promise<ClassifierStageVerdict> {
-  const text = describe(request);
-  const severe = hazards.find((hazard) => hazard.severe && hazard.pattern.test(text));
-  if (severe) return Promise.resolve({ decision: 'block', reason: severe.reason });
-  const absolutePaths = text.match(/(?<![\w.])\/[\w./-]+/g) ?? [];
-  const outside = absolutePaths.find(
-    (path) =>
-      path !== request.projectRoot &&
-      !path.startsWith(`${request.projectRoot}/`) &&
-      !path.startsWith('/dev/null'),
-  );
-  if (outside)
-    return Promise.resolve({ decision: 'block', reason: `it acts on ${outside}, outside the project` });
-  return Promise.resolve({
-    decision: 'allow',
-    reason: 'its effects stay inside the project and can be undone with version control',
-  });
-}
-
-/** The default classifier: rule-based, two stages, no network. */
+/**
+ * The default classifier when no model is configured: rule-based and deterministic. It never
+ * approves; it explains why a person is asked. Configure a model classifier for judgement calls.
+ */
 export function createRuleBasedClassifier(): AutoModeClassifier {
-  return createTwoStageClassifier({ fast, careful });
+  return createTwoStageClassifier({ fast: review, careful: review });
 }

@@ -1,98 +1,27 @@
-import { basename, dirname, posix } from 'node:path';
-import { startupFileNames } from '../../core/index.ts';
+import { dirname, posix } from 'node:path';
 import { isInsideDirectory } from './canonical-path.ts';
+
+import {
+  protectedDirectoryNameList,
+  protectedEntryReason,
+  protectedFileNameList,
+} from '../../core/protected-paths.ts';
 
 /**
  * Paths whose modification can run code later (git hooks, shell start-up files, package-manager
  * and editor configuration) or change efferent's own configuration. Writes to them are never
- * pre-approved by an allow rule or acceptEdits.
+ * pre-approved by an allow rule or acceptEdits. The lists live in core, shared with the sandbox.
  */
 
 /** Directory names that are protected wherever they appear in a path. */
-export const protectedDirectoryNames: readonly string[] = [
-  '.git',
-  '.vscode',
-  '.idea',
-  '.husky',
-  '.cargo',
-  '.devcontainer',
-  '.yarn',
-  '.mvn',
-  '.claude',
-  '.efferent',
-  '.cursor',
-  '.codex',
-  '.gemini',
-  // Other agents and editors start MCP servers, hooks or language servers named in these on open.
-  '.roo',
-  '.kiro',
-  '.amazonq',
-  '.continue',
-  '.zed',
-  '.ssh',
-  '.gnupg',
-  '.aws',
-];
-
-/** Subdirectories of protected directories that agents may write (worktrees they create). */
-const unprotectedSubdirectories = [
-  ['.claude', 'worktrees'],
-  ['.efferent', 'worktrees'],
-] as const;
+export const protectedDirectoryNames: readonly string[] = protectedDirectoryNameList;
 
 /** File names that are protected wherever they appear. */
-export const protectedFileNames: readonly string[] = [
-  ...startupFileNames,
-  '.gitmodules',
-  '.gitattributes',
-  '.pnp.cjs',
-  '.pnp.js',
-  '.pnp.loader.mjs',
-  'bunfig.toml',
-  '.bazelrc',
-  '.bazelversion',
-  '.bazeliskrc',
-  '.pre-commit-config.yaml',
-  '.devcontainer.json',
-  '.ripgreprc',
-  'pyrightconfig.json',
-  '.mcp.json',
-  '.claude.json',
-  '.efferent.json',
-  '.netrc',
-  '.curlrc',
-  '.wgetrc',
-  '.pypirc',
-  '.aider.conf.yml',
-];
-
-/** File-name patterns that are protected wherever they appear. */
-const protectedFilePatterns: readonly RegExp[] = [
-  /^\.yarnrc/,
-  /^lefthook/,
-  /-wrapper\.properties$/,
-  /^\.bazel/,
-];
+export const protectedFileNames: readonly string[] = protectedFileNameList;
 
 /** Why a path is protected, or undefined when it is not. */
 export function protectedPathReason(path: string): string | undefined {
-  const segments = path.split('/').filter((segment) => segment !== '');
-  for (let index = 0; index < segments.length; index++) {
-    const segment = (segments[index] ?? '').toLowerCase();
-    if (segment === 'git' && segments[index - 1]?.toLowerCase() === '.config')
-      return 'it is git configuration';
-    if (segment === 'fish' && segments[index - 1]?.toLowerCase() === '.config')
-      return 'it is shell start-up configuration';
-    if (!protectedDirectoryNames.includes(segment)) continue;
-    const next = segments[index + 1]?.toLowerCase();
-    if (unprotectedSubdirectories.some(([dir, sub]) => dir === segment && sub === next)) continue;
-    return `it is inside ${segments[index]}/`;
-  }
-  const name = basename(path).toLowerCase();
-  if (protectedFileNames.includes(name) || protectedFilePatterns.some((pattern) => pattern.test(name))) {
-    return `${basename(path)} can run code or change configuration`;
-  }
-  return undefined;
+  return protectedEntryReason(path);
 }
 
 /** Directories around a removal that must never be deleted wholesale. */

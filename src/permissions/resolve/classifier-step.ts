@@ -63,6 +63,18 @@ export async function runClassifier(
         ],
       };
     }
+    if (verdict.decision === 'ask') {
+      return {
+        behavior: 'prompt',
+        trace: [
+          {
+            stage: 'classifier',
+            outcome: 'passthrough',
+            detail: `The auto-mode classifier (${verdict.stage} stage) could not vouch for it: ${verdict.reason}; asking instead.`,
+          },
+        ],
+      };
+    }
     tracking.consecutive++;
     tracking.total++;
     const step: TraceStep = {

@@ -216,10 +216,13 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
     }
 
     const mode = context.run.permissionMode;
+    // Only an ask that merely lacks a rule ('default') is the classifier's to settle. Rule asks,
+    // safety checks (protected paths, critical removals), analysis failures (too complex to check)
+    // and workspace asks (reads or writes outside the working directories) need a person or a rule.
     if (
       mode === 'auto' &&
       options.classifier &&
-      first.askKind !== 'rule' &&
+      first.askKind === 'default' &&
       first.classifierApprovable !== false
     ) {
       const classified = await runClassifier(options.classifier, { tool, input, context, reason });

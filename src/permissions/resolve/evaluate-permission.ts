@@ -104,6 +104,7 @@ function targetVerdict(request: EvaluationRequest, rules: RuleSet): Verdict | un
           writeDeny: pick(rules.deny, ['Edit', 'Read']),
           writeAsk: pick(rules.ask, ['Edit']),
           writeAllow: pick(rules.allow, ['Edit']),
+          readAllow: pick(rules.allow, ['Read', 'Edit']),
         },
         family,
       };
@@ -268,6 +269,17 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
     return deny(toolResult.message, [{ stage: 'tool', outcome: 'deny', detail: toolResult.message }]);
   }
   if (toolResult.behavior === 'ask') {
+    // A tool that asks in every mode may still be pre-approved by an explicit rule for the whole
+    // tool (never by a mode or the classifier); deny and ask rules were already checked above.
+    const explicitAllow =
+      toolResult.ruleApprovable === true && mode !== 'plan'
+        ? findToolWideRule(request.rules.allow, tool)
+        : undefined;
+    if (explicitAllow)
+      return allow([
+        { stage: 'tool', outcome: 'ask', detail: toolResult.message },
+        ruleStep(explicitAllow, 'allow', `${tool.name} is allowed as a whole by an explicit rule.`),
+      ]);
     const approvable = toolResult.classifierApprovable !== false;
     const step: TraceStep = {
       stage: 'tool',

@@ -28,7 +28,7 @@ export interface LoadSettingsOptions {
   home: string;
   /** The project root (`/x` rules in project settings start here); defaults to `cwd`. */
   projectRoot?: string;
-  /** Whether the user trusts this workspace; untrusted project allow rules, directories, env and hooks are ignored. */
+  /** Whether the user trusts this workspace; an untrusted project's settings may only tighten (deny and ask rules, stricter modes). */
   trusted: boolean;
   /** Path of the managed policy file; default `/etc/efferent/managed-settings.json`. */
   managedSettingsPath?: string;
@@ -99,7 +99,10 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     );
   };
   await efferentFiles('.efferent', projectRoot, options.home);
-  const compat = options.claudeCompat ?? layers.some((layer) => layer.settings.claudeCompat === true);
+  // An untrusted project cannot switch compatibility on: that would load more allow rules.
+  const compat =
+    options.claudeCompat ??
+    layers.some((layer) => layer.settings.claudeCompat === true && (options.trusted || !layer.projectLevel));
   if (compat) await efferentFiles('.claude', projectRoot, options.home);
 
   return mergeSettings(layers, { ...options, projectRoot });

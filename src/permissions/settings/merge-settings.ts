@@ -4,6 +4,7 @@ import { buildRules } from '../rules/build-rules.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import type { LoadSettingsOptions, SettingsLayer } from './load-settings.ts';
 import type { HooksLayer, LoadedSettings } from './settings-types.ts';
+import { modeStrictness, untrustedProjectView } from './untrusted-settings.ts';
 
 /** Rule sources from highest to lowest precedence. */
 export const sourcePrecedence: readonly RuleSource[] = [
@@ -40,15 +41,30 @@ export function mergeSettings(
   let disableBypass = false;
   let disableAuto = false;
   let disableAllHooks = false;
+  // `disableAllHooks` below the managed policy switches off every hook except the policy's own.
+  let disableUnmanagedHooks = false;
+  // A mode an untrusted project chose, and the first mode a level below it chose: the stricter wins.
+  let untrustedMode: PermissionMode | undefined;
+  let modeBelowUntrusted: PermissionMode | undefined;
   const managedOnly = layers.some(
     (layer) =>
       layer.source === 'policySettings' &&
       layer.settings.permissions?.allowManagedPermissionRulesOnly === true,
   );
 
-  for (const layer of layers) {
+  for (const original of layers) {
+    const untrusted = original.projectLevel && !options.trusted;
+    let layer = original;
+    if (untrusted) {
+      // An untrusted project may only tighten: everything not known to do so is dropped here.
+      const view = untrustedProjectView(original.settings);
+      if (view.ignored.length > 0)
+        notices.push(
+          `Ignored ${view.ignored.join(', ')} in ${original.origin}: the workspace is not trusted, so its settings may only add deny and ask rules or choose the default, plan or dontAsk mode. Trust the folder to apply the rest.`,
+        );
+      layer = { ...original, settings: view.settings };
+    }
     const permissions = layer.settings.permissions ?? {};
-    const untrusted = layer.projectLevel && !options.trusted;
     const origin = { source: layer.source, origin: layer.origin, root: layer.root };
     const rulesAllowed = !managedOnly || layer.source === 'policySettings';
     if (!rulesAllowed && (permissions.allow?.length || permissions.deny?.length || permissions.ask?.length)) {
@@ -83,13 +99,21 @@ export function mergeSettings(
     if (mode !== undefined && defaultMode === undefined) {
       if (layer.projectLevel && modesProjectMayNotSet.has(mode)) {
         notices.push(`Ignored defaultMode "${mode}" in ${layer.origin}: project settings cannot select it.`);
-      } else defaultMode = mode;
+      } else {
+        defaultMode = mode;
+        if (untrusted) untrustedMode = mode;
+      }
+    } else if (mode !== undefined && untrustedMode !== undefined && modeBelowUntrusted === undefined) {
+      modeBelowUntrusted = mode;
     }
     if (layer.settings.hooks) {
       if (untrusted) notices.push(`Ignored hooks in ${layer.origin}: the workspace is not trusted.`);
       else hooks.push({ source: layer.source, origin: layer.origin, hooks: layer.settings.hooks });
     }
-    if (layer.settings.disableAllHooks === true) disableAllHooks = true;
+    if (layer.settings.disableAllHooks === true) {
+      if (layer.source === 'policySettings') disableAllHooks = true;
+      else disableUnmanagedHooks = true;
+    }
     if (layer.settings.env) {
       if (untrusted) notices.push(`Ignored env in ${layer.origin}: the workspace is not trusted.`);
       else
@@ -118,6 +142,13 @@ export function mergeSettings(
   for (const directory of cli.additionalDirectories ?? [])
     additionalDirectories.push(resolve(options.cwd, directory));
 
+  // An untrusted project's mode may not undo a stricter one a lower level (the user) chose.
+  if (
+    untrustedMode !== undefined &&
+    modeBelowUntrusted !== undefined &&
+    modeStrictness[modeBelowUntrusted] > modeStrictness[untrustedMode]
+  )
+    defaultMode = modeBelowUntrusted;
   let mode: PermissionMode = cli.permissionMode ?? defaultMode ?? 'default';
   if (mode === 'bypassPermissions' && disableBypass) {
     notices.push('bypassPermissions mode is disabled by policy; starting in default mode.');
@@ -129,9 +160,15 @@ export function mergeSettings(
   }
   if (!options.trusted && layers.some((layer) => layer.projectLevel)) {
     notices.push(
-      'The workspace is not trusted: project allow rules, directories, env and hooks were not applied.',
+      'The workspace is not trusted: its project settings were applied only where they make efferent stricter (deny and ask rules, the default, plan or dontAsk mode).',
     );
   }
+
+  const keptHooks = disableUnmanagedHooks
+    ? hooks.filter((layer) => layer.source === 'policySettings')
+    : hooks;
+  if (disableUnmanagedHooks && keptHooks.length > 0 && !disableAllHooks)
+    notices.push('disableAllHooks below the managed policy keeps the policy hooks running.');
 
   return {
     rules: { allow, deny, ask },
@@ -139,7 +176,7 @@ export function mergeSettings(
     additionalDirectories: [...new Set(additionalDirectories)],
     disableBypassPermissionsMode: disableBypass,
     disableAutoMode: disableAuto,
-    hooks,
+    hooks: keptHooks,
     disableAllHooks,
     env,
     notices,

@@ -20,9 +20,12 @@ export interface LoadedSettings {
   disableBypassPermissionsMode: boolean;
   /** Policy forbids auto mode. */
   disableAutoMode: boolean;
-  /** Hook configuration per file, highest precedence first (the hooks layer merges them). */
+  /**
+   * Hook configuration per file, highest precedence first (the hooks layer merges them). A
+   * `disableAllHooks` below the managed policy has already removed every layer but the policy's.
+   */
   hooks: HooksLayer[];
-  /** True when some level sets `disableAllHooks`. */
+  /** True when the managed policy sets `disableAllHooks` (no hook runs at all). */
   disableAllHooks: boolean;
   /** Environment for tools, higher levels winning. */
   env: Record<string, string>;

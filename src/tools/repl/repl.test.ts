@@ -32,14 +32,17 @@ describe('REPL', () => {
     expect(ReplTool.isConcurrencySafe({ code: '1' })).toBe(false);
   });
 
-  it('asks in the default mode with the code as preview, and defers to the engine elsewhere', async () => {
+  it('asks in every mode with the code as preview; only a person or an explicit rule may approve', async () => {
     project = makeShellProject();
-    expect(await ReplTool.checkPermissions({ code: 'process.exit()' }, project.context)).toMatchObject({
-      behavior: 'ask',
-      preview: 'process.exit()',
-    });
-    project.context.run.permissionMode = 'bypassPermissions';
-    expect((await ReplTool.checkPermissions({ code: '1' }, project.context)).behavior).toBe('passthrough');
+    for (const mode of ['default', 'acceptEdits', 'auto', 'bypassPermissions', 'dontAsk', 'plan'] as const) {
+      project.context.run.permissionMode = mode;
+      expect(await ReplTool.checkPermissions({ code: 'process.exit()' }, project.context)).toMatchObject({
+        behavior: 'ask',
+        preview: 'process.exit()',
+        classifierApprovable: false,
+        ruleApprovable: true,
+      });
+    }
   });
 
   it('keeps variables, functions and awaited values across calls', async () => {

@@ -40,10 +40,18 @@ export const ReplTool: Tool<ReplInput, ReplEvaluation> = buildTool<ReplInput, Re
   prompt: replPrompt,
   description: () => 'Evaluate JavaScript',
   maxResultSizeChars: 50_000,
-  // Arbitrary code with the user's rights: never read-only, and in the default mode always asked.
-  async checkPermissions(input, context) {
-    if (context.run.permissionMode !== 'default') return { behavior: 'passthrough' };
-    return { behavior: 'ask', message: 'Run this JavaScript in the REPL?', preview: input.code };
+  // Arbitrary code with the user's rights, on the host and outside the OS sandbox that confines Bash:
+  // asked in every mode (bypassPermissions and auto included, never settled by the auto-mode
+  // classifier); only a person or an explicit `REPL` allow rule approves it.
+  async checkPermissions(input) {
+    return {
+      behavior: 'ask',
+      message:
+        "The REPL runs this JavaScript on the host, outside the OS sandbox, with the user's full rights. Approve it only if you would run it yourself; to allow the REPL without asking, add the rule REPL to permissions.allow.",
+      preview: input.code,
+      classifierApprovable: false,
+      ruleApprovable: true,
+    };
   },
   toAutoClassifierInput: (input) => input.code,
   async call(input, context) {

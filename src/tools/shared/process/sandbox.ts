@@ -10,7 +10,10 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startupFileNames } from '../../../core/index.ts';
+import {
+  sandboxReadOnlyHomeEntries,
+  sandboxReadOnlyWorkspaceEntries,
+} from '../../../core/protected-paths.ts';
 import { closeDescriptor, openFilterDescriptor, unixSocketFilter } from './seccomp.ts';
 
 /**
@@ -63,33 +66,10 @@ export const protectedWorkspaceEntries = ['.git/hooks', '.git/config', '.efferen
  * and MCP configuration, git attributes and submodules. Kept read-only when they exist; missing
  * ones are not created (the tools that read them need other setup, which stays protected).
  */
-export const protectedIfPresentEntries: readonly string[] = [
-  '.husky',
-  '.pre-commit-config.yaml',
-  '.pre-commit-config.yml',
-  'lefthook.yml',
-  'lefthook.yaml',
-  '.lefthook.yml',
-  '.lefthook.yaml',
-  'lefthook-local.yml',
-  '.vscode',
-  '.idea',
-  '.devcontainer',
-  '.mcp.json',
-  '.gitmodules',
-  '.gitattributes',
-  '.envrc',
-];
+export const protectedIfPresentEntries: readonly string[] = sandboxReadOnlyWorkspaceEntries;
 
 /** Start-up files in home that run code in every later shell (protected when home is writable). */
-export const protectedHomeEntries: readonly string[] = [
-  ...startupFileNames,
-  '.ssh',
-  '.config/git',
-  '.config/fish',
-  '.efferent',
-  '.claude',
-];
+export const protectedHomeEntries: readonly string[] = sandboxReadOnlyHomeEntries;
 
 let cachedAvailability: SandboxAvailability | undefined;
 
