@@ -86,6 +86,32 @@ describe.each(['system', 'bundled', 'js'] as const)('Grep with %s ripgrep', (sou
     expect(outcome.ok && outcome.text).toMatch(/^Found 2 file\(s\)\nsrc\/new.ts\nold.ts$/);
   });
 
+  it('orders the file list newest first across directories, the same with every source', async () => {
+    // The two directories' files interleave in time: sorting inside each directory is not enough.
+    const ages: Array<[string, number]> = [
+      ['d0/a.txt', 10],
+      ['d1/c.txt', 20],
+      ['d1/d.txt', 30],
+      ['d0/b.txt', 40],
+      ['top.txt', 25],
+    ];
+    for (const [path, age] of ages) await put(path, 'needle', age);
+    const expected = [...ages].sort((a, b) => a[1] - b[1]).map(([path]) => path);
+    const outcome = await grep({ pattern: 'needle' });
+    expect(outcome.ok && outcome.data.filenames).toEqual(expected);
+    const paged = await grep({ pattern: 'needle', head_limit: 2, offset: 2 });
+    expect(paged.ok && paged.data.filenames).toEqual(expected.slice(2, 4));
+  });
+
+  it('says "No files found" when the glob or type filter leaves nothing to search', async () => {
+    await put('a.ts', 'needle');
+    for (const input of [{ glob: '*.zzz' }, { type: 'py' }, { glob: '*.zzz', output_mode: 'content' }]) {
+      const outcome = await grep({ pattern: 'needle', ...input });
+      expect(outcome.ok, JSON.stringify(input)).toBe(true);
+      expect(outcome.ok && outcome.text, JSON.stringify(input)).toMatch(/^No (files|matches) found$/);
+    }
+  });
+
   it('shows content with line numbers, case folding, context and only-matching', async () => {
     await put('a.txt', 'one\nTwo needle\nthree\nfour\nfive\nsix NEEDLE\n');
     const content = await grep({ pattern: 'needle', output_mode: 'content', '-i': true, path: 'a.txt' });

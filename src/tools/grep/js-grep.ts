@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import picomatch from 'picomatch';
 import { vcsDirectories } from '../shared/ripgrep.ts';
@@ -173,16 +173,6 @@ export async function jsGrep(
       if (filter(path)) files.push(path);
     }
   }
-  if (spec.mode === 'files_with_matches') {
-    const times = new Map<string, number>();
-    await Promise.all(
-      files.map(async (path) =>
-        times.set(path, (await stat(join(spec.absoluteTarget, path)).catch(() => undefined))?.mtimeMs ?? 0),
-      ),
-    );
-    files.sort((a, b) => (times.get(b) ?? 0) - (times.get(a) ?? 0) || (a < b ? -1 : 1));
-  }
-
   let matchedAny = false;
   const emit = (line: string) => onLine(line) !== false;
   for (const relative of files) {
