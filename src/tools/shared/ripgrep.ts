@@ -61,6 +61,16 @@ async function bundledRipgrep(): Promise<RipgrepLocation | undefined> {
   }
 }
 
+function compareVersions(left: string, right: string): number {
+  const a = left.split('.').map(Number);
+  const b = right.split('.').map(Number);
+  for (let index = 0; index < 3; index++) {
+    const difference = (a[index] ?? 0) - (b[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
 /** The source `EFFERENT_RG` asks for (`system`, `bundled`, `js`), if any. */
 export function ripgrepPreference(
   env: Readonly<Record<string, string | undefined>>,
@@ -70,8 +80,8 @@ export function ripgrepPreference(
 }
 
 /**
- * Finds ripgrep: the system's `rg` (version 13 or newer) on PATH, else the npm-bundled one, else the
- * JS fallback. `preference` forces one source; a forced binary that is missing falls through to JS.
+ * Finds ripgrep: the newer of the system's `rg` (version 13 or newer) on PATH and the npm-bundled one
+ * (the system's on a tie), else the JS fallback. `preference` forces one source; a forced binary that is missing falls through to JS.
  * PATH entries that are relative or inside `untrustedDirectories` (the workspace) are skipped.
  * Results are remembered per PATH and preference, since probing spawns processes.
  */
@@ -85,12 +95,14 @@ export function locateRipgrep(
   if (!pending) {
     pending = (async (): Promise<RipgrepLocation> => {
       if (preference === 'js') return { source: 'js' };
-      if (preference !== 'bundled') {
-        const system = await systemRipgrep(env['PATH'], untrustedDirectories);
-        if (system) return system;
-        if (preference === 'system') return { source: 'js' };
-      }
-      return (await bundledRipgrep()) ?? { source: 'js' };
+      if (preference === 'bundled') return (await bundledRipgrep()) ?? { source: 'js' };
+      const system = await systemRipgrep(env['PATH'], untrustedDirectories);
+      if (preference === 'system') return system ?? { source: 'js' };
+      // By default the newer of the two, the system's on a tie: ripgrep 14 walks and sorts much faster
+      // than 13, which some distributions still ship.
+      const bundled = await bundledRipgrep();
+      if (system && bundled) return compareVersions(bundled.version, system.version) > 0 ? bundled : system;
+      return system ?? bundled ?? { source: 'js' };
     })();
     located.set(key, pending);
   }
