@@ -15,6 +15,8 @@ export type RipgrepLocation =
 /** Oldest ripgrep whose flags (`--max-columns-preview`, `--multiline-dotall`) efferent relies on. */
 export const minimumRipgrepMajor = 13;
 
+type RipgrepBinary = Extract<RipgrepLocation, { path: string }>;
+
 const located = new Map<string, Promise<RipgrepLocation>>();
 
 function isExecutable(path: string): Promise<boolean> {
@@ -33,7 +35,7 @@ function versionOf(path: string): Promise<string | undefined> {
 async function systemRipgrep(
   pathVariable: string | undefined,
   untrustedDirectories: readonly string[],
-): Promise<RipgrepLocation | undefined> {
+): Promise<RipgrepBinary | undefined> {
   const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
   for (const directory of (pathVariable ?? '').split(delimiter)) {
     // A relative entry or one inside the workspace could hold an `rg` a command or an edit planted,
@@ -50,7 +52,7 @@ async function systemRipgrep(
   return undefined;
 }
 
-async function bundledRipgrep(): Promise<RipgrepLocation | undefined> {
+async function bundledRipgrep(): Promise<RipgrepBinary | undefined> {
   try {
     // The platform package is optional; its absence makes the import throw.
     const { rgPath } = await import('@vscode/ripgrep');
