@@ -210,3 +210,36 @@ describe.each(['system', 'bundled', 'js'] as const)('Grep with %s ripgrep', (sou
     expect(outcome.ok && outcome.data.filenames).toEqual([join(scratch.root, 'outside.txt')]);
   });
 });
+
+describe('Grep JS fallback on a catastrophic pattern', () => {
+  it('keeps the event loop free, gives up at the deadline with advice, and stops at once on abort', async () => {
+    project.context.run.env = {
+      ...(await ripgrepEnv('js', scratch.root)),
+      EFFERENT_JS_GREP_DEADLINE_MS: '400',
+    };
+    await put('evil.txt', `${'a'.repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    const outcome = await runTool<GrepOutput>(
+      GrepTool,
+      { pattern: '(a+)+$', output_mode: 'content' },
+      project.context,
+    );
+    clearInterval(ticker);
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.message).toMatch(/took longer than 0\.4 s[\s\S]*nested quantifiers/);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(ticks).toBeGreaterThan(5); // the main thread kept running timers while the worker matched
+
+    project.context.run.env = { ...project.context.run.env, EFFERENT_JS_GREP_DEADLINE_MS: '60000' };
+    const controller = new AbortController();
+    project.context.run.abortController = controller;
+    setTimeout(() => controller.abort(new Error('interrupted')), 200);
+    const abortStarted = performance.now();
+    await expect(
+      runTool<GrepOutput>(GrepTool, { pattern: '(a+)+$', output_mode: 'content' }, project.context),
+    ).rejects.toThrow(/interrupted/);
+    expect(performance.now() - abortStarted).toBeLessThan(3000);
+  });
+});

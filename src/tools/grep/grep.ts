@@ -156,6 +156,12 @@ function buildSpec(
 
 const invalidPattern = /regex parse error|error parsing|unrecognized|unclosed|invalid/i;
 
+/** `EFFERENT_JS_GREP_DEADLINE_MS` shortens or lengthens the JS fallback's per-file matching deadline. */
+function jsDeadline(context: ToolUseContext): number | undefined {
+  const value = Number(context.run.env['EFFERENT_JS_GREP_DEADLINE_MS']);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
 async function search(
   spec: GrepSpec,
   input: GrepInput,
@@ -196,7 +202,7 @@ async function search(
   const collect = spec.mode === 'files_with_matches' ? (line: string) => void listed.push(line) : consume;
   const exit =
     rg.source === 'js'
-      ? await jsGrep(spec, collect, signal)
+      ? await jsGrep(spec, collect, signal, jsDeadline(context))
       : await runRipgrep(
           rg.path,
           ripgrepArgs(spec),
