@@ -172,7 +172,8 @@ describe('Bash runs commands', () => {
   it('never waits for an editor or a credential prompt (git commit without -m)', async () => {
     project = makeShellProject();
     project.context.run.env = { ...project.context.run.env, EDITOR: 'vim', VISUAL: 'vim', GIT_EDITOR: 'vim' };
-    const setup = 'git init -q . && git config user.email t@example.com && git config user.name T && echo x > f && git add f';
+    const setup =
+      'git init -q . && git config user.email t@example.com && git config user.name T && echo x > f && git add f';
     const started = performance.now();
     const { data } = await run({ command: `${setup} && git commit`, timeout: 20_000 });
     expect(performance.now() - started).toBeLessThan(15_000);
