@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import {
   emptyUsage,
   type ModelProvider,
@@ -44,13 +44,21 @@ function stopReasonFrom(reason: string | null | undefined): StopReason {
 
 /** The Anthropic Messages API, streamed, behind efferent's stream-event model. */
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  const client =
-    options.client ??
-    new Anthropic({
-      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
-    });
+  // The SDK is loaded on the first request, so commands that never call a model start fast.
+  let pending: Promise<Anthropic> | undefined;
+  const client = () => {
+    pending ??= options.client
+      ? Promise.resolve(options.client)
+      : import('@anthropic-ai/sdk').then(
+          ({ default: SDK }) =>
+            new SDK({
+              ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+              ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+              maxRetries: options.maxRetries ?? 2,
+            }),
+        );
+    return pending;
+  };
   return {
     name: 'anthropic',
     model: options.model,
@@ -59,7 +67,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
 }
 
 async function* streamAnthropic(
-  client: Anthropic,
+  clientOf: () => Promise<Anthropic>,
   options: AnthropicProviderOptions,
   request: ModelRequest,
 ): AsyncGenerator<StreamEvent, void> {
@@ -69,7 +77,7 @@ async function* streamAnthropic(
   try {
     const tools = toAnthropicTools(await describeTools(request.tools, request.isNonInteractive ?? false));
     const system = toAnthropicSystem(request.systemPrompt);
-    const stream = await client.messages.create(
+    const stream = await (await clientOf()).messages.create(
       {
         model: options.model,
         max_tokens: request.maxTokens ?? options.maxTokens ?? 8192,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import {
   emptyUsage,
   isBadStopReason,
@@ -47,13 +47,21 @@ interface OpenCall {
 
 /** OpenAI-compatible Chat Completions, streamed, behind efferent's stream-event model. */
 export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
-  const client =
-    options.client ??
-    new OpenAI({
-      apiKey: options.apiKey ?? 'not-needed',
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      maxRetries: options.maxRetries ?? 2,
-    });
+  // The SDK is loaded on the first request, so commands that never call a model start fast.
+  let pending: Promise<OpenAI> | undefined;
+  const client = () => {
+    pending ??= options.client
+      ? Promise.resolve(options.client)
+      : import('openai').then(
+          ({ default: SDK }) =>
+            new SDK({
+              apiKey: options.apiKey ?? 'not-needed',
+              ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+              maxRetries: options.maxRetries ?? 2,
+            }),
+        );
+    return pending;
+  };
   return {
     name: 'openai',
     model: options.model,
@@ -62,7 +70,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
 }
 
 async function* streamOpenAI(
-  client: OpenAI,
+  clientOf: () => Promise<OpenAI>,
   options: OpenAIProviderOptions,
   request: ModelRequest,
 ): AsyncGenerator<StreamEvent, void> {
@@ -81,7 +89,7 @@ async function* streamOpenAI(
   try {
     const tools = toOpenAITools(await describeTools(request.tools, request.isNonInteractive ?? false));
     const maxTokens = request.maxTokens ?? options.maxTokens;
-    const stream = await client.chat.completions.create(
+    const stream = await (await clientOf()).chat.completions.create(
       {
         model: options.model,
         messages: toOpenAIMessages(request.systemPrompt, request.messages),

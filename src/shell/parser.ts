@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Parser, Tree } from 'web-tree-sitter';
 
 /** Parses slower than this are treated as adversarial input. */
 const parseTimeoutMs = 500;
@@ -15,6 +15,8 @@ export function loadShellParser(): Promise<void> {
   if (parser) return Promise.resolve();
   loading ??= (async () => {
     const require = createRequire(import.meta.url);
+    // Loaded here, not at start-up: commands that never analyse a shell command don't pay for it.
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
     const instance = new Parser();

@@ -140,7 +140,10 @@ describe('efferent call and workspace trust', () => {
     expect(trusted.code).toBe(0);
     const remembered = await efferent(['call', 'Bash', '{"command":"touch b.txt"}'], workspace.dir, home.dir);
     expect(remembered.code).toBe(0);
-    expect(remembered.stderr).toBe('');
+    // A slow machine may print progress lines for the command; nothing else may reach stderr.
+    expect(
+      remembered.stderr.split('\n').filter((line) => line && !line.includes('"shell_progress"')),
+    ).toEqual([]);
     const forced = await efferent(
       ['call', 'Bash', '{"command":"touch c.txt"}', '--untrusted'],
       workspace.dir,

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { type AgentEvent, runAgent } from '../../agent/index.ts';
@@ -12,8 +13,21 @@ import { createEventRenderer } from '../terminal/render-events.ts';
 import { style } from '../terminal/style.ts';
 import { defaultSystemPrompt } from '../terminal/system-prompt.ts';
 
-/** The shipped sample: `examples/demo` at the package root (the same path from src/ and dist/). */
-const demoRoot = fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
+/**
+ * The shipped sample: `examples/demo` at the package root, found by walking up from this module, which
+ * may be a source file, a compiled one, or the CLI bundle.
+ */
+function findDemoRoot(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(directory, 'examples', 'demo');
+    if (existsSync(join(directory, 'package.json')) && existsSync(candidate)) return `${candidate}${sep}`;
+    const parent = dirname(directory);
+    if (parent === directory) return fileURLToPath(new URL('../../../examples/demo/', import.meta.url));
+    directory = parent;
+  }
+}
+const demoRoot = findDemoRoot();
 
 /** For test runner output, the pass and fail counts; otherwise nothing (the line count is shown). */
 function testTally(text: string): string | undefined {

@@ -169,6 +169,31 @@ describe('Bash runs commands', () => {
     expect(text.length).toBeLessThan(5_000);
   });
 
+  it('never waits for an editor or a credential prompt (git commit without -m)', async () => {
+    project = makeShellProject();
+    project.context.run.env = { ...project.context.run.env, EDITOR: 'vim', VISUAL: 'vim', GIT_EDITOR: 'vim' };
+    const setup =
+      'git init -q . && git config user.email t@example.com && git config user.name T && echo x > f && git add f';
+    const started = performance.now();
+    const { data } = await run({ command: `${setup} && git commit`, timeout: 20_000 });
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(data.interrupted).toBe(false);
+    expect(`${data.stdout}${data.stderr}`).toMatch(/empty commit message/i);
+    expect(`${data.stdout}${data.stderr}`).not.toMatch(/\x1b\[/);
+    const { data: env } = await run({ command: 'echo "$GIT_EDITOR $EDITOR $VISUAL $GIT_TERMINAL_PROMPT"' });
+    expect(env.stdout).toBe('true true true 0\n');
+  });
+
+  it('keeps the stderr file it names when only stderr was too large', async () => {
+    project = makeShellProject();
+    const { data, text } = await run({ command: 'echo small; seq 1 20000 >&2' });
+    expect(data.stdout).toBe('small\n');
+    const named = /full text in (\S+)\]/.exec(text)?.[1];
+    expect(named).toBeDefined();
+    expect(data.stderrPath).toBe(named);
+    expect(readFileSync(named as string, 'utf8').split('\n')).toHaveLength(20001);
+  });
+
   it('removes the output files of small results', async () => {
     project = makeShellProject();
     await run({ command: 'echo small' });

@@ -23,6 +23,7 @@ import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
 import {
   collectOutput,
+  removeUnreferencedOutput,
   defaultMaxInlineChars,
   type ShellOutput,
   shellResultBlock,
@@ -242,8 +243,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     }
     await rm(cwdFile, { force: true });
     // Small outputs are fully in the result; large ones stay on disk for the model to read.
-    if (data.outputPath === undefined)
-      await Promise.all([rm(stdoutPath, { force: true }), rm(stderrPath, { force: true })]);
+    await removeUnreferencedOutput(stdoutPath, stderrPath, data);
     return result;
   }
 

@@ -161,6 +161,36 @@ describe('Edit', () => {
     expect((await stat(file('w.txt'))).mode & 0o777).toBe(0o640);
   });
 
+  it('matches across mixed line endings and writes back each line its own ending', async () => {
+    await seed('m.txt', 'one\r\ntwo\nthree\r\nfour\n');
+    const outcome = await edit({
+      file_path: file('m.txt'),
+      old_string: 'one\ntwo\nthree',
+      new_string: 'ONE\nTWO\nTHREE\nEXTRA',
+    });
+    expect(outcome.ok).toBe(true);
+    // The k-th replaced break keeps its ending; the extra line takes the last replaced one.
+    expect(await readFile(file('m.txt'), 'utf8')).toBe('ONE\r\nTWO\nTHREE\nEXTRA\r\nfour\n');
+    // A model copying the \r (or a \n where the file has \r\n) also matches.
+    await seed('n.txt', 'a\r\nb\nc\r\n');
+    expect(
+      (await edit({ file_path: file('n.txt'), old_string: 'a\r\nb\r\nc', new_string: 'a\nB\nc' })).ok,
+    ).toBe(true);
+    expect(await readFile(file('n.txt'), 'utf8')).toBe('a\r\nB\nc\r\n');
+  });
+
+  it('counts matches across mixed line endings for ambiguity and replace_all', async () => {
+    await seed('r.txt', 'x\r\ny\nx\ny\n');
+    const ambiguous = await edit({ file_path: file('r.txt'), old_string: 'x\ny', new_string: 'z' });
+    expect(ambiguous).toMatchObject({ ok: false });
+    expect(!ambiguous.ok && ambiguous.message).toMatch(/Found 2 matches/);
+    expect(
+      (await edit({ file_path: file('r.txt'), old_string: 'x\ny', new_string: 'p\nq', replace_all: true }))
+        .ok,
+    ).toBe(true);
+    expect(await readFile(file('r.txt'), 'utf8')).toBe('p\r\nq\np\nq\n');
+  });
+
   it('edits Latin-1 files without corrupting other bytes', async () => {
     await seed('l.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x61, 0x62, 0x63, 0x0a])); // "café\nabc\n" in Latin-1
     expect((await edit({ file_path: file('l.txt'), old_string: 'abc', new_string: 'xyz' })).ok).toBe(true);

@@ -84,7 +84,7 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
     expect(inPath.ok && inPath.data.filenames).toEqual(['src/deep/new.ts', 'src/mid.ts']);
   });
 
-  it('skips VCS directories, node_modules and gitignored files, hidden files included', async () => {
+  it('skips VCS directories and node_modules, lists gitignored and hidden files', async () => {
     await put('.git/config.ts', 10);
     await put('node_modules/pkg/index.ts', 10);
     await put('build/out.ts', 10);
@@ -92,9 +92,55 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
     await put('keep.ts', 10);
     await writeFile(join(project.root, '.gitignore'), 'build/\n');
     const outcome = await glob({ pattern: '**/*.ts' });
-    expect(outcome.ok && [...outcome.data.filenames].sort()).toEqual(['.github/workflow.ts', 'keep.ts']);
+    expect(outcome.ok && [...outcome.data.filenames].sort()).toEqual([
+      '.github/workflow.ts',
+      'build/out.ts',
+      'keep.ts',
+    ]);
     const explicit = await glob({ pattern: 'node_modules/**/*.ts' });
     expect(explicit.ok && explicit.data.filenames).toEqual(['node_modules/pkg/index.ts']);
+  });
+
+  it('treats ignored files the same for every pattern shape, with and without ignore files honoured', async () => {
+    await put('build/b.js', 30);
+    await put('build/sub/c.js', 20);
+    await put('debug.log', 10);
+    await put('src/a.js', 40);
+    await writeFile(join(project.root, '.gitignore'), 'build/\n*.log\n');
+    const shapes: Array<[string, string[]]> = [
+      ['build/*', ['build/b.js']],
+      ['build/**/*', ['build/sub/c.js', 'build/b.js']],
+      ['**/*.js', ['build/sub/c.js', 'build/b.js', 'src/a.js']],
+      ['*.js', ['build/sub/c.js', 'build/b.js', 'src/a.js']],
+      ['*.log', ['debug.log']],
+      ['build/b.js', ['build/b.js']],
+    ];
+    for (const [pattern, expected] of shapes) {
+      const listed = await glob({ pattern });
+      expect(listed.ok && listed.data.filenames, pattern).toEqual(expected);
+    }
+    project.context.run.env = { ...project.context.run.env, CLAUDE_CODE_GLOB_NO_IGNORE: 'false' };
+    for (const [pattern, expected] of shapes) {
+      const listed = await glob({ pattern });
+      const kept = expected.filter((path) => !path.startsWith('build/') && !path.endsWith('.log'));
+      expect(listed.ok && listed.data.filenames, `${pattern} honouring .gitignore`).toEqual(kept);
+    }
+  });
+
+  it('orders newest first across the whole tree when directory order and mtime order disagree', async () => {
+    // Files of the two directories interleave in time, so sorting inside each directory (ripgrep
+    // 13's --sortr) cannot give the global order.
+    const ages: Array<[string, number]> = [
+      ['d0/a.txt', 10],
+      ['d1/c.txt', 20],
+      ['d1/d.txt', 30],
+      ['d0/b.txt', 40],
+      ['top.txt', 25],
+    ];
+    for (const [path, age] of ages) await put(path, age);
+    const expected = [...ages].sort((a, b) => a[1] - b[1]).map(([path]) => path);
+    const outcome = await glob({ pattern: '**/*.txt' });
+    expect(outcome.ok && outcome.data.filenames).toEqual(expected);
   });
 
   it('caps results at 100 with a truncation note', async () => {

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
@@ -8,6 +7,7 @@ import { displayPath } from '../shared/paths.ts';
 import { locateRipgrepForRun, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
+import { newestFirst } from '../shared/newest-first.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { globSearchRoot } from './glob-root.ts';
@@ -45,12 +45,17 @@ export interface GlobOptions {
   excludeDirectories?: readonly string[];
 }
 
+/**
+ * Ignore files are honoured only on request: by default Glob lists gitignored files too, as the
+ * reference does, so a pattern under `build/` finds what a recursive pattern finds there. `CLAUDE_CODE_GLOB_NO_IGNORE=false` (or
+ * `EFFERENT_GLOB_NO_IGNORE=false`) turns .gitignore/.ignore/.rgignore on.
+ */
 function respectsIgnoreFiles(options: GlobOptions, context: ToolUseContext): boolean {
   if (options.respectIgnoreFiles !== undefined) return options.respectIgnoreFiles;
   const flag = (
     context.run.env['EFFERENT_GLOB_NO_IGNORE'] ?? context.run.env['CLAUDE_CODE_GLOB_NO_IGNORE']
   )?.toLowerCase();
-  return !(flag === 'true' || flag === '1');
+  return flag === 'false' || flag === '0';
 }
 
 function excludedDirectories(options: GlobOptions, pattern: string, base: string): string[] {
@@ -60,7 +65,37 @@ function excludedDirectories(options: GlobOptions, pattern: string, base: string
   return defaults.filter((name) => !(wantsNodeModules && name === 'node_modules'));
 }
 
-async function globWithRipgrep(
+/**
+ * The pattern's literal leading directories (`src/lib` for a pattern under it), walked instead of the
+ * whole root; the rest of the pattern still matches against paths relative to the root.
+ */
+function literalPrefix(pattern: string): string {
+  const segments = pattern.split('/');
+  const firstMagic = segments.findIndex(
+    (segment) => /[*?[\]{}()!]/.test(segment) || segment === '..' || segment === '.',
+  );
+  const literal = firstMagic === -1 ? segments.slice(0, -1) : segments.slice(0, firstMagic);
+  return literal.filter(Boolean).join('/');
+}
+
+/**
+ * One matching rule for every ripgrep source and the JS walker: the source only lists files (honouring
+ * ignore files when asked, skipping excluded directories), and picomatch decides which match. ripgrep's
+ * own `--glob` is not used for matching, because it overrides ignore files for whatever it names (a
+ * gitignored `*.log` was listed, `build/*` was not) and lets `*` cross `/`.
+ */
+function globMatcher(pattern: string): (path: string) => boolean {
+  try {
+    return picomatch(pattern, { dot: true, basename: !pattern.includes('/'), strictBrackets: true });
+  } catch (error) {
+    throw new EfferentError(
+      ErrorCodes.validationFailed,
+      `Invalid glob pattern "${pattern}": ${(error as Error).message}. Fix the pattern (e.g. "**/*.ts", "src/*.{js,ts}") and retry.`,
+    );
+  }
+}
+
+async function listWithRipgrep(
   rgPath: string,
   root: string,
   pattern: string,
@@ -68,53 +103,58 @@ async function globWithRipgrep(
   respect: boolean,
   context: ToolUseContext,
   filter: DenyFilter | undefined,
-) {
-  const args = ['--files', '--hidden', '--no-require-git', '--sortr', 'modified', '--glob', pattern];
+): Promise<string[]> {
+  const args = ['--files', '--hidden', '--no-require-git', '--no-config'];
   for (const name of excluded) args.push('--glob', `!${name}`);
   if (!respect) args.push('--no-ignore');
+  // Walking only the literal prefix is faster, but ripgrep searches a directory it is given even when
+  // an ignore file excludes it, so with ignore files honoured the whole root is walked.
+  const prefix = respect ? '' : literalPrefix(pattern);
+  if (prefix) args.push('--', prefix);
+  const matches = globMatcher(pattern);
   const files: string[] = [];
   const exit = await runRipgrep(
     rgPath,
     args,
     { cwd: root, env: context.run.env, signal: context.run.abortController.signal },
     (line) => {
-      // Hidden files never count towards the cap, so the model still gets a full page.
-      if (filter?.isHidden(join(root, line))) return true;
-      files.push(line);
-      return files.length <= maxGlobResults; // one extra tells us there are more
+      const path = line.startsWith('./') ? line.slice(2) : line;
+      if (!matches(path) || filter?.isHidden(join(root, path))) return true;
+      files.push(path);
+      return true;
     },
   );
-  if (exit.exitCode === 2 && files.length === 0 && /error/i.test(exit.stderr)) {
-    throw new EfferentError(
-      ErrorCodes.validationFailed,
-      `Invalid glob pattern "${pattern}": ${ripgrepErrorSummary(exit.stderr)}`,
-    );
+  // A missing literal prefix directory is simply no match.
+  if (
+    exit.exitCode === 2 &&
+    files.length === 0 &&
+    /error/i.test(exit.stderr) &&
+    !/No such file or directory/i.test(exit.stderr)
+  ) {
+    throw new EfferentError(ErrorCodes.toolFailed, `Glob failed: ${ripgrepErrorSummary(exit.stderr)}`);
   }
   return files;
 }
 
-async function globWithJs(
+async function listWithJs(
   root: string,
   pattern: string,
   excluded: string[],
   respect: boolean,
   context: ToolUseContext,
   filter: DenyFilter | undefined,
-) {
-  const matches = picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
-  const found: Array<{ path: string; mtimeMs: number }> = [];
+): Promise<string[]> {
+  const matches = globMatcher(pattern);
+  const found: string[] = [];
   for await (const path of walkFiles({
     root,
     respectIgnoreFiles: respect,
     excludeDirectories: excluded,
     signal: context.run.abortController.signal,
   })) {
-    if (!matches(path) || filter?.isHidden(join(root, path))) continue;
-    const stats = await stat(join(root, path)).catch(() => undefined);
-    found.push({ path, mtimeMs: stats?.mtimeMs ?? 0 });
+    if (matches(path) && !filter?.isHidden(join(root, path))) found.push(path);
   }
-  found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
-  return found.slice(0, maxGlobResults + 1).map((entry) => entry.path);
+  return found;
 }
 
 /** Makes a Glob tool with the given ignore policy ({@link GlobTool} uses the defaults). */
@@ -145,10 +185,17 @@ export function createGlobTool(options: GlobOptions = {}) {
       const respect = respectsIgnoreFiles(options, context);
       const rg = await locateRipgrepForRun(context);
       const filter = createDenyFilter(context);
-      const found =
+      const listed =
         rg.source === 'js'
-          ? await globWithJs(target.absolutePath, pattern, excluded, respect, context, filter)
-          : await globWithRipgrep(rg.path, target.absolutePath, pattern, excluded, respect, context, filter);
+          ? await listWithJs(target.absolutePath, pattern, excluded, respect, context, filter)
+          : await listWithRipgrep(rg.path, target.absolutePath, pattern, excluded, respect, context, filter);
+      // Newest first across the whole tree, whichever source listed the files.
+      const found = await newestFirst(
+        target.absolutePath,
+        listed,
+        context.run.abortController.signal,
+        maxGlobResults + 1,
+      );
       const truncated = found.length > maxGlobResults;
       const filenames = found
         .slice(0, maxGlobResults)

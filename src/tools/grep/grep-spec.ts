@@ -49,21 +49,23 @@ export function splitGlobs(glob: string | undefined): string[] {
 
 /**
  * ripgrep arguments for a spec. Output order is made deterministic so offset paging never skips or
- * repeats: file lists newest first (as the reference does), lines by path.
+ * repeats: lines and counts by path; file lists are ordered newest first by the caller (as the
+ * reference does), because ripgrep's `--sortr modified` is per directory before version 14.
  */
 export function ripgrepArgs(spec: GrepSpec): string[] {
   const args = ['--hidden', '--no-require-git', '--color', 'never', '--no-heading'];
   args.push('--max-columns', String(grepLimits.maxColumns), '--max-columns-preview');
   if (spec.caseInsensitive) args.push('-i');
   if (spec.multiline) args.push('-U', '--multiline-dotall');
-  if (spec.type) args.push('--type', spec.type);
+  if (spec.type) args.push(`--type=${spec.type}`);
   if (spec.nullAfterPath && spec.mode !== 'files_with_matches') args.push('--null');
-  for (const glob of spec.globs) args.push('--glob', glob);
+  for (const glob of spec.globs) args.push(`--glob=${glob}`);
   // After the user's globs: later globs win in ripgrep, so a broad include cannot re-admit .git.
   for (const directory of vcsDirectories) args.push('--glob', `!${directory}`);
   switch (spec.mode) {
     case 'files_with_matches':
-      args.push('--files-with-matches', '--sortr', 'modified');
+      // Unsorted (parallel); the caller orders the list newest first itself (see newestFirst).
+      args.push('--files-with-matches');
       break;
     case 'count':
       args.push('--count', '--with-filename', '--sort', 'path');
@@ -76,7 +78,7 @@ export function ripgrepArgs(spec: GrepSpec): string[] {
       if (spec.after > 0) args.push('--after-context', String(spec.after));
       break;
   }
-  args.push('--regexp', spec.pattern);
+  args.push(`--regexp=${spec.pattern}`);
   if (spec.searchArg !== undefined) args.push('--', spec.searchArg);
   return args;
 }

@@ -86,6 +86,32 @@ describe.each(['system', 'bundled', 'js'] as const)('Grep with %s ripgrep', (sou
     expect(outcome.ok && outcome.text).toMatch(/^Found 2 file\(s\)\nsrc\/new.ts\nold.ts$/);
   });
 
+  it('orders the file list newest first across directories, the same with every source', async () => {
+    // The two directories' files interleave in time: sorting inside each directory is not enough.
+    const ages: Array<[string, number]> = [
+      ['d0/a.txt', 10],
+      ['d1/c.txt', 20],
+      ['d1/d.txt', 30],
+      ['d0/b.txt', 40],
+      ['top.txt', 25],
+    ];
+    for (const [path, age] of ages) await put(path, 'needle', age);
+    const expected = [...ages].sort((a, b) => a[1] - b[1]).map(([path]) => path);
+    const outcome = await grep({ pattern: 'needle' });
+    expect(outcome.ok && outcome.data.filenames).toEqual(expected);
+    const paged = await grep({ pattern: 'needle', head_limit: 2, offset: 2 });
+    expect(paged.ok && paged.data.filenames).toEqual(expected.slice(2, 4));
+  });
+
+  it('says "No files found" when the glob or type filter leaves nothing to search', async () => {
+    await put('a.ts', 'needle');
+    for (const input of [{ glob: '*.zzz' }, { type: 'py' }, { glob: '*.zzz', output_mode: 'content' }]) {
+      const outcome = await grep({ pattern: 'needle', ...input });
+      expect(outcome.ok, JSON.stringify(input)).toBe(true);
+      expect(outcome.ok && outcome.text, JSON.stringify(input)).toMatch(/^No (files|matches) found$/);
+    }
+  });
+
   it('shows content with line numbers, case folding, context and only-matching', async () => {
     await put('a.txt', 'one\nTwo needle\nthree\nfour\nfive\nsix NEEDLE\n');
     const content = await grep({ pattern: 'needle', output_mode: 'content', '-i': true, path: 'a.txt' });
@@ -182,5 +208,38 @@ describe.each(['system', 'bundled', 'js'] as const)('Grep with %s ripgrep', (sou
     await writeFile(join(scratch.root, 'outside.txt'), 'far away\n');
     const outcome = await grep({ pattern: 'far', path: scratch.root, output_mode: 'files_with_matches' });
     expect(outcome.ok && outcome.data.filenames).toEqual([join(scratch.root, 'outside.txt')]);
+  });
+});
+
+describe('Grep JS fallback on a catastrophic pattern', () => {
+  it('keeps the event loop free, gives up at the deadline with advice, and stops at once on abort', async () => {
+    project.context.run.env = {
+      ...(await ripgrepEnv('js', scratch.root)),
+      EFFERENT_JS_GREP_DEADLINE_MS: '400',
+    };
+    await put('evil.txt', `${'a'.repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    const outcome = await runTool<GrepOutput>(
+      GrepTool,
+      { pattern: '(a+)+$', output_mode: 'content' },
+      project.context,
+    );
+    clearInterval(ticker);
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.message).toMatch(/took longer than 0\.4 s[\s\S]*nested quantifiers/);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(ticks).toBeGreaterThan(5); // the main thread kept running timers while the worker matched
+
+    project.context.run.env = { ...project.context.run.env, EFFERENT_JS_GREP_DEADLINE_MS: '60000' };
+    const controller = new AbortController();
+    project.context.run.abortController = controller;
+    setTimeout(() => controller.abort(new Error('interrupted')), 200);
+    const abortStarted = performance.now();
+    await expect(
+      runTool<GrepOutput>(GrepTool, { pattern: '(a+)+$', output_mode: 'content' }, project.context),
+    ).rejects.toThrow(/interrupted/);
+    expect(performance.now() - abortStarted).toBeLessThan(3000);
   });
 });

@@ -6,6 +6,7 @@ import { locateRipgrepForRun, ripgrepErrorSummary, runRipgrep } from '../shared/
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { grepLimits, grepPrompt } from './grep.prompt.ts';
 import { type GrepSpec, ripgrepArgs, splitGlobs } from './grep-spec.ts';
+import { newestFirst } from '../shared/newest-first.ts';
 import { jsGrep } from './js-grep.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { createDenyFilter, type DenyFilter, hiddenFilesNote } from '../shared/deny-filter.ts';
@@ -155,6 +156,12 @@ function buildSpec(
 
 const invalidPattern = /regex parse error|error parsing|unrecognized|unclosed|invalid/i;
 
+/** `EFFERENT_JS_GREP_DEADLINE_MS` shortens or lengthens the JS fallback's per-file matching deadline. */
+function jsDeadline(context: ToolUseContext): number | undefined {
+  const value = Number(context.run.env['EFFERENT_JS_GREP_DEADLINE_MS']);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
 async function search(
   spec: GrepSpec,
   input: GrepInput,
@@ -189,16 +196,26 @@ async function search(
     : onLine;
   const rg = await locateRipgrepForRun(context);
   const signal = context.run.abortController.signal;
+  // A file list is collected whole and ordered newest first before paging, so the order is global
+  // and the same for every source; lines and counts stream in path order.
+  const listed: string[] = [];
+  const collect = spec.mode === 'files_with_matches' ? (line: string) => void listed.push(line) : consume;
   const exit =
     rg.source === 'js'
-      ? await jsGrep(spec, consume, signal)
+      ? await jsGrep(spec, collect, signal, jsDeadline(context))
       : await runRipgrep(
           rg.path,
           ripgrepArgs(spec),
           { cwd: context.run.cwd, env: context.run.env, signal },
-          consume,
+          collect,
         );
-  if (exit.exitCode === 2 && kept.length === 0 && seen === 0) {
+  if (spec.mode === 'files_with_matches') {
+    for (const path of await newestFirst(context.run.cwd, listed, signal)) if (consume(path) === false) break;
+  }
+  // A glob or type filter that leaves no file to search is no match, not a failure (ripgrep warns
+  // "No files were searched" and suggests --debug, which means nothing to the model).
+  const nothingSearched = /No files were searched/i.test(exit.stderr);
+  if (exit.exitCode === 2 && kept.length === 0 && seen === 0 && !nothingSearched) {
     const summary = ripgrepErrorSummary(exit.stderr);
     if (/unrecognized file type/i.test(summary)) {
       throw new EfferentError(
@@ -228,7 +245,8 @@ async function search(
   }
   if (truncated || cappedByMemory) output.appliedLimit = cappedByMemory ? kept.length : limit;
   if (offset > 0) output.appliedOffset = offset;
-  if (exit.exitCode === 2 && exit.stderr.trim()) output.warnings = ripgrepErrorSummary(exit.stderr);
+  if (exit.exitCode === 2 && exit.stderr.trim() && !nothingSearched)
+    output.warnings = ripgrepErrorSummary(exit.stderr);
   if (filter?.hiddenFiles) output.hiddenByDenyRules = filter.hiddenFiles;
   return output;
 }

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { type RegexWorker, RegexTimeoutError, startRegexWorker } from './regex-worker.ts';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import picomatch from 'picomatch';
 import { vcsDirectories } from '../shared/ripgrep.ts';
@@ -98,46 +99,6 @@ function clip(line: string): string {
     : line;
 }
 
-/** Matching line indexes (0-based) and the matched texts, for one file. */
-function findMatches(
-  text: string,
-  lines: string[],
-  regex: RegExp,
-  multiline: boolean,
-): Map<number, string[]> {
-  const found = new Map<number, string[]>();
-  if (multiline) {
-    const starts: number[] = [];
-    let offset = 0;
-    for (const line of lines) {
-      starts.push(offset);
-      offset += line.length + 1;
-    }
-    const lineAt = (index: number) => {
-      let low = 0;
-      let high = starts.length - 1;
-      while (low < high) {
-        const middle = (low + high + 1) >> 1;
-        if ((starts[middle] ?? 0) <= index) low = middle;
-        else high = middle - 1;
-      }
-      return low;
-    };
-    for (const match of text.matchAll(regex)) {
-      if (match[0] === '' && found.size > 0) continue;
-      const first = lineAt(match.index);
-      const last = lineAt(match.index + Math.max(0, match[0].length - 1));
-      for (let line = first; line <= last; line++) found.set(line, [...(found.get(line) ?? []), match[0]]);
-    }
-    return found;
-  }
-  lines.forEach((line, index) => {
-    const matches = [...line.matchAll(regex)].map((match) => match[0]);
-    if (matches.length > 0) found.set(index, matches);
-  });
-  return found;
-}
-
 /**
  * The pure-JS stand-in for ripgrep, used when no binary is available: the same walk rules (hidden files,
  * ignore files, VCS directories skipped, binaries skipped), JS regular expressions, and output lines in
@@ -147,6 +108,7 @@ export async function jsGrep(
   spec: GrepSpec,
   onLine: (line: string) => boolean | undefined,
   signal?: AbortSignal,
+  deadlineMs = jsGrepDeadlineMs,
 ): Promise<JsGrepExit> {
   let regex: RegExp;
   try {
@@ -173,16 +135,25 @@ export async function jsGrep(
       if (filter(path)) files.push(path);
     }
   }
-  if (spec.mode === 'files_with_matches') {
-    const times = new Map<string, number>();
-    await Promise.all(
-      files.map(async (path) =>
-        times.set(path, (await stat(join(spec.absoluteTarget, path)).catch(() => undefined))?.mtimeMs ?? 0),
-      ),
-    );
-    files.sort((a, b) => (times.get(b) ?? 0) - (times.get(a) ?? 0) || (a < b ? -1 : 1));
+  const worker = startRegexWorker(regex, deadlineMs, signal);
+  try {
+    return await searchFiles(spec, files, worker, onLine, signal, deadlineMs);
+  } finally {
+    await worker.dispose();
   }
+}
 
+/** How long the JS fallback may spend matching one file before the search is abandoned. */
+export const jsGrepDeadlineMs = 10_000;
+
+async function searchFiles(
+  spec: GrepSpec,
+  files: string[],
+  worker: RegexWorker,
+  onLine: (line: string) => boolean | undefined,
+  signal: AbortSignal | undefined,
+  deadlineMs: number,
+): Promise<JsGrepExit> {
   let matchedAny = false;
   const emit = (line: string) => onLine(line) !== false;
   for (const relative of files) {
@@ -198,12 +169,17 @@ export async function jsGrep(
     const text = bytes.toString('utf8');
     const lines = text.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
-    const matches = findMatches(
-      text,
-      lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)),
-      regex,
-      spec.multiline,
-    );
+    let matches: Map<number, string[]>;
+    try {
+      matches = await worker.match(text, spec.multiline);
+    } catch (error) {
+      if (!(error instanceof RegexTimeoutError)) throw error;
+      return {
+        exitCode: 2,
+        stderr: `error: the pattern took longer than ${deadlineMs / 1000} s to match ${display} (catastrophic backtracking in the built-in matcher). Simplify the pattern (avoid nested quantifiers such as (a+)+), or install ripgrep.`,
+        stoppedEarly: false,
+      };
+    }
     if (matches.size === 0) continue;
     const afterEarlierFile = matchedAny;
     matchedAny = true;

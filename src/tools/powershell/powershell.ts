@@ -10,6 +10,7 @@ import { childEnvironment, runCommand, type ShellProgress } from '../shared/proc
 import { buildSandboxInvocation, probeSandbox } from '../shared/process/sandbox.ts';
 import {
   collectOutput,
+  removeUnreferencedOutput,
   defaultMaxInlineChars,
   type ShellOutput,
   shellResultBlock,
@@ -165,8 +166,7 @@ export function createPowerShellTool(
       const change =
         outcome.kind === 'exited' ? await readCwdChange(cwdFile, context) : { kind: 'unchanged' as const };
       await rm(cwdFile, { force: true });
-      if (data.outputPath === undefined)
-        await Promise.all([rm(stdoutPath, { force: true }), rm(stderrPath, { force: true })]);
+      await removeUnreferencedOutput(stdoutPath, stderrPath, data);
       if (change.kind === 'reset') data.cwdNote = change.note;
       return change.kind === 'unchanged' ? { data } : { data, contextModifier: withCwd(change.cwd) };
     },

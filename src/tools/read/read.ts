@@ -1,6 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import {
   buildTool,
@@ -188,7 +187,9 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
       return { data: await readNotebookFile(path, stats, context) };
     const header = await readHeader(path);
     // A UTF-16LE BOM (FF FE) is also an MPEG audio frame sync, so sniffing would call such text audio.
-    const detected = hasTextBom(header) ? undefined : await fileTypeFromBuffer(header);
+    const detected = hasTextBom(header)
+      ? undefined
+      : await (await import('file-type')).fileTypeFromBuffer(header);
     if (detected && isImageMime(detected.mime)) {
       const bytes = await readFile(path, { signal: context.run.abortController.signal });
       return {

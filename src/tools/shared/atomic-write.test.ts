@@ -1,6 +1,18 @@
-import { chmod, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAtomicTempFile, removeStaleTempFiles, writeFileAtomic } from './atomic-write.ts';
 
@@ -60,12 +72,31 @@ describe('writeFileAtomic', () => {
     expect(await readFile(file, 'utf8')).toBe('original');
   });
 
-  it('recognises and removes stale temp files', async () => {
+  it('recognises and removes stale temp files, never fresh ones or links', async () => {
+    const old = new Date(Date.now() - 5 * 60_000);
     await writeFile(join(dir, '.big.txt.efferent-tmp-123-abc'), 'partial');
+    await utimes(join(dir, '.big.txt.efferent-tmp-123-abc'), old, old);
+    await writeFile(join(dir, '.fresh.txt.efferent-tmp-456-def'), 'a write in progress');
+    await symlink('/etc/passwd', join(dir, '.link.efferent-tmp-1-a'));
     await writeFile(join(dir, 'big.txt'), 'content');
     expect(isAtomicTempFile('.big.txt.efferent-tmp-123-abc')).toBe(true);
     expect(isAtomicTempFile('big.txt')).toBe(false);
     expect(await removeStaleTempFiles(dir)).toEqual(['.big.txt.efferent-tmp-123-abc']);
-    expect(await readdir(dir)).toEqual(['big.txt']);
+    expect((await readdir(dir)).sort()).toEqual([
+      '.fresh.txt.efferent-tmp-456-def',
+      '.link.efferent-tmp-1-a',
+      'big.txt',
+    ]);
+  });
+
+  it('cleans what a killed writer left on the next write to the directory', async () => {
+    // A real writer process killed between creating its temp file and renaming it.
+    const script = `const fs=require('node:fs');fs.writeFileSync(${JSON.stringify(join(dir, '.data.bin.efferent-tmp-99-dead'))}, Buffer.alloc(1<<20));process.kill(process.pid,'SIGKILL');`;
+    spawnSync(process.execPath, ['-e', script]);
+    const leftover = join(dir, '.data.bin.efferent-tmp-99-dead');
+    const old = new Date(Date.now() - 2 * 60_000);
+    await utimes(leftover, old, old);
+    await writeFileAtomic(join(dir, 'data.bin'), 'new content');
+    expect(await readdir(dir)).toEqual(['data.bin']);
   });
 });

@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chown, type FileHandle, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
+import {
+  chown,
+  type FileHandle,
+  lstat,
+  open,
+  readdir,
+  realpath,
+  rename,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Options for {@link writeFileAtomic}. */
@@ -63,14 +73,46 @@ export async function writeFileAtomic(
     throw error;
   }
   await syncDirectory(dirname(target));
+  await sweepDirectory(dirname(target));
 }
 
-/** Removes temp files a killed writer left in `directory`; returns the names removed. */
-export async function removeStaleTempFiles(directory: string): Promise<string[]> {
+/** A temp file older than this was left by a killed writer: no live write takes a minute to rename. */
+export const staleTempAgeMs = 60_000;
+
+/** When each directory was last swept, so a burst of writes reads the directory once a minute. */
+const lastSweep = new Map<string, number>();
+
+async function sweepDirectory(directory: string): Promise<void> {
+  const now = Date.now();
+  if (now - (lastSweep.get(directory) ?? Number.NEGATIVE_INFINITY) < staleTempAgeMs) return;
+  lastSweep.set(directory, now);
+  if (lastSweep.size > 1024) lastSweep.delete(lastSweep.keys().next().value as string);
+  await removeStaleTempFiles(directory, now - staleTempAgeMs).catch(() => {});
+}
+
+/**
+ * Removes temp files a killed writer left in `directory` (our naming, regular files, last modified
+ * before `olderThan`, default: a minute ago); returns the names removed. Runs after every atomic write
+ * to a directory, at most once a minute per directory.
+ */
+export async function removeStaleTempFiles(
+  directory: string,
+  olderThan = Date.now() - staleTempAgeMs,
+): Promise<string[]> {
   const names = await readdir(directory).catch(() => [] as string[]);
-  const stale = names.filter(isAtomicTempFile);
-  await Promise.all(stale.map((name) => unlink(join(directory, name)).catch(() => {})));
-  return stale;
+  const removed: string[] = [];
+  await Promise.all(
+    names.filter(isAtomicTempFile).map(async (name) => {
+      const path = join(directory, name);
+      const stats = await lstat(path).catch(() => undefined);
+      if (!stats?.isFile() || stats.mtimeMs >= olderThan) return;
+      await unlink(path).then(
+        () => removed.push(name),
+        () => {},
+      );
+    }),
+  );
+  return removed.sort();
 }
 
 async function resolveLinkTarget(filePath: string): Promise<string> {

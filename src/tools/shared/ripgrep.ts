@@ -15,6 +15,8 @@ export type RipgrepLocation =
 /** Oldest ripgrep whose flags (`--max-columns-preview`, `--multiline-dotall`) efferent relies on. */
 export const minimumRipgrepMajor = 13;
 
+type RipgrepBinary = Extract<RipgrepLocation, { path: string }>;
+
 const located = new Map<string, Promise<RipgrepLocation>>();
 
 function isExecutable(path: string): Promise<boolean> {
@@ -33,7 +35,7 @@ function versionOf(path: string): Promise<string | undefined> {
 async function systemRipgrep(
   pathVariable: string | undefined,
   untrustedDirectories: readonly string[],
-): Promise<RipgrepLocation | undefined> {
+): Promise<RipgrepBinary | undefined> {
   const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
   for (const directory of (pathVariable ?? '').split(delimiter)) {
     // A relative entry or one inside the workspace could hold an `rg` a command or an edit planted,
@@ -50,7 +52,7 @@ async function systemRipgrep(
   return undefined;
 }
 
-async function bundledRipgrep(): Promise<RipgrepLocation | undefined> {
+async function bundledRipgrep(): Promise<RipgrepBinary | undefined> {
   try {
     // The platform package is optional; its absence makes the import throw.
     const { rgPath } = await import('@vscode/ripgrep');
@@ -59,6 +61,16 @@ async function bundledRipgrep(): Promise<RipgrepLocation | undefined> {
   } catch {
     return undefined;
   }
+}
+
+function compareVersions(left: string, right: string): number {
+  const a = left.split('.').map(Number);
+  const b = right.split('.').map(Number);
+  for (let index = 0; index < 3; index++) {
+    const difference = (a[index] ?? 0) - (b[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
 }
 
 /** The source `EFFERENT_RG` asks for (`system`, `bundled`, `js`), if any. */
@@ -70,8 +82,8 @@ export function ripgrepPreference(
 }
 
 /**
- * Finds ripgrep: the system's `rg` (version 13 or newer) on PATH, else the npm-bundled one, else the
- * JS fallback. `preference` forces one source; a forced binary that is missing falls through to JS.
+ * Finds ripgrep: the newer of the system's `rg` (version 13 or newer) on PATH and the npm-bundled one
+ * (the system's on a tie), else the JS fallback. `preference` forces one source; a forced binary that is missing falls through to JS.
  * PATH entries that are relative or inside `untrustedDirectories` (the workspace) are skipped.
  * Results are remembered per PATH and preference, since probing spawns processes.
  */
@@ -85,12 +97,14 @@ export function locateRipgrep(
   if (!pending) {
     pending = (async (): Promise<RipgrepLocation> => {
       if (preference === 'js') return { source: 'js' };
-      if (preference !== 'bundled') {
-        const system = await systemRipgrep(env['PATH'], untrustedDirectories);
-        if (system) return system;
-        if (preference === 'system') return { source: 'js' };
-      }
-      return (await bundledRipgrep()) ?? { source: 'js' };
+      if (preference === 'bundled') return (await bundledRipgrep()) ?? { source: 'js' };
+      const system = await systemRipgrep(env['PATH'], untrustedDirectories);
+      if (preference === 'system') return system ?? { source: 'js' };
+      // By default the newer of the two, the system's on a tie: ripgrep 14 walks and sorts much faster
+      // than 13, which some distributions still ship.
+      const bundled = await bundledRipgrep();
+      if (system && bundled) return compareVersions(bundled.version, system.version) > 0 ? bundled : system;
+      return system ?? bundled ?? { source: 'js' };
     })();
     located.set(key, pending);
   }

@@ -81,9 +81,14 @@ export function countOccurrences(haystack: string, needle: string): number {
 /**
  * Applies one exact-string edit. Refuses no-ops, missing strings and ambiguous matches (unless
  * `replace_all`). Deleting a whole line also removes its newline, so no blank line is left behind.
+ * In a file whose lines end differently (some `\r\n`, some `\n`), matching ignores line endings
+ * ({@link applyAcrossLineEndings}).
  */
 export function applyStringEdit(content: string, edit: StringEdit): EditOutcome {
   if (edit.old_string === edit.new_string) return { ok: false, failure: { kind: 'no-op', code: 1 } };
+  // Pure CRLF files arrive here with LF endings (see decodeText); a \r\n left in the text means mixed.
+  if (content.includes('\r\n') || edit.old_string.includes('\r\n'))
+    return applyAcrossLineEndings(content, edit);
   const actualOld = findActualString(content, edit.old_string);
   if (actualOld === undefined) return { ok: false, failure: { kind: 'not-found', code: 8 } };
   const count = countOccurrences(content, actualOld);
@@ -97,6 +102,91 @@ export function applyStringEdit(content: string, edit: StringEdit): EditOutcome 
     ? content.split(target).join(actualNew)
     : content.slice(0, index) + actualNew + content.slice(index + target.length);
   return { ok: true, text, actualOld: target, actualNew, index, count: edit.replace_all ? count : 1 };
+}
+
+/** `text` with every `\r\n` folded to `\n`, and for each index of the folded text its index in `text`. */
+function foldLineEndings(text: string): { folded: string; origin: Uint32Array } {
+  const origin = new Uint32Array(text.length + 1);
+  let folded = '';
+  let start = 0;
+  let length = 0;
+  for (let index = text.indexOf('\r\n'); index !== -1; index = text.indexOf('\r\n', index + 2)) {
+    for (let at = start; at < index; at++) origin[length++] = at;
+    origin[length++] = index; // the pair starts at its \r
+    folded += `${text.slice(start, index)}\n`;
+    start = index + 2;
+  }
+  for (let at = start; at <= text.length; at++) origin[length++] = at;
+  folded += text.slice(start);
+  return { folded, origin: origin.subarray(0, length) };
+}
+
+/** The ending (`\r\n` or `\n`) of each line break in `text`, in order. */
+function lineEndingsOf(text: string): string[] {
+  return [...text.matchAll(/\r?\n/g)].map((match) => match[0]);
+}
+
+/**
+ * Gives `replacement`'s line breaks the endings of the text it replaces, line by line: the k-th break
+ * takes the k-th replaced break's ending; extra lines take the last one, or, when the replaced text had
+ * no break, the ending of the line it sat on (`fallback`).
+ */
+function withEndingsOf(replaced: string, replacement: string, fallback: string): string {
+  const endings = lineEndingsOf(replaced);
+  let k = 0;
+  return replacement.replace(/\r?\n/g, () => endings[k++] ?? endings.at(-1) ?? fallback);
+}
+
+/**
+ * An edit matched with line endings ignored, for files where some lines end in `\r\n` and others in
+ * `\n` (Read shows both alike, so the model cannot copy the difference). Each matched line keeps its own
+ * ending in the result.
+ */
+function applyAcrossLineEndings(content: string, edit: StringEdit): EditOutcome {
+  const { folded, origin } = foldLineEndings(content);
+  const search = edit.old_string.replaceAll('\r\n', '\n');
+  const actualFolded = findActualString(folded, search);
+  if (actualFolded === undefined || actualFolded === '')
+    return { ok: false, failure: { kind: 'not-found', code: 8 } };
+  const count = countOccurrences(folded, actualFolded);
+  if (count > 1 && !edit.replace_all) return { ok: false, failure: { kind: 'ambiguous', code: 9, count } };
+  const newFolded = preserveQuoteStyle(search, actualFolded, edit.new_string.replaceAll('\r\n', '\n'));
+  // Deleting a whole line also removes its line break, as for exact matches.
+  const removeLine =
+    !edit.replace_all &&
+    newFolded === '' &&
+    !actualFolded.endsWith('\n') &&
+    folded.includes(`${actualFolded}\n`);
+  const target = removeLine ? `${actualFolded}\n` : actualFolded;
+  const spans: Array<[number, number]> = [];
+  for (
+    let at = folded.indexOf(target);
+    at !== -1 && (edit.replace_all || spans.length === 0);
+    at = folded.indexOf(target, at + target.length)
+  ) {
+    spans.push([origin[at] as number, origin[at + target.length] as number]);
+  }
+  let text = '';
+  let cursor = 0;
+  let first = { old: '', new: '', index: 0 };
+  for (const [start, end] of spans) {
+    const replaced = content.slice(start, end);
+    const lineEnd = content.indexOf('\n', end);
+    const fallback = lineEnd > 0 && content[lineEnd - 1] === '\r' ? '\r\n' : '\n';
+    const replacement = withEndingsOf(replaced, newFolded, fallback);
+    if (cursor === 0 && text === '') first = { old: replaced, new: replacement, index: start };
+    text += content.slice(cursor, start) + replacement;
+    cursor = end;
+  }
+  text += content.slice(cursor);
+  return {
+    ok: true,
+    text,
+    actualOld: first.old,
+    actualNew: first.new,
+    index: first.index,
+    count: spans.length,
+  };
 }
 
 /** The message the model reads for a failed edit. */

@@ -1,4 +1,5 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -80,7 +81,11 @@ export async function ripgrepEnv(
     HOME: scratch,
     EFFERENT_RG: source,
   };
-  if (source === 'system') {
+  // The distribution's ripgrep when the machine has one (CI installs Debian's, version 13, whose
+  // sorting differs from newer ones); otherwise the bundled binary stands in for it on PATH.
+  if (source === 'system' && existsSync('/usr/bin/rg')) {
+    env['PATH'] = `/usr/bin:${process.env['PATH'] ?? ''}`;
+  } else if (source === 'system') {
     const { mkdir, symlink } = await import('node:fs/promises');
     const { rgPath } = await import('@vscode/ripgrep');
     const bin = join(scratch, '.bin');

@@ -35,6 +35,27 @@ describe('Write', () => {
     expect(await readFile(file('deep/er/new.txt'), 'utf8')).toBe('fresh\n');
   });
 
+  it('replies with line counts that ignore the final newline and a numbered snippet of the change', async () => {
+    const created = await write('c.txt', 'a\nb\n');
+    expect(created.ok && created.data.lines).toBe(2);
+    expect(created.ok && created.text).toMatch(/^File created successfully at: .*c\.txt \(2 lines\)\./);
+    expect(created.ok && created.text).toMatch(/1\ta\n\s*2\tb$/);
+    expect((await write('one.txt', 'no newline')).ok && (await write('z.txt', 'x')).ok).toBe(true);
+    expect((await write('empty.txt', '')).ok).toBe(true);
+
+    const body = Array.from({ length: 40 }, (_, index) => `line ${index + 1}`);
+    await writeFile(file('u.txt'), `${body.join('\n')}\n`);
+    expect((await runTool(ReadTool, { file_path: file('u.txt') }, project.context)).ok).toBe(true);
+    body[29] = 'CHANGED';
+    const updated = await write('u.txt', `${body.join('\n')}\n`);
+    expect(updated.ok && updated.data.lines).toBe(40);
+    const text = updated.ok ? updated.text : '';
+    expect(text).toContain('has been updated (40 lines written).');
+    expect(text).toMatch(/30\tCHANGED/); // the snippet is around the change, not the top of the file
+    expect(text).not.toMatch(/\b1\tline 1\b/);
+    expect(text.split('\n').length).toBeLessThan(20);
+  });
+
   it('requires a read before replacing an existing file', async () => {
     await writeFile(file('e.txt'), 'old\n');
     const refused = await write('e.txt', 'new\n');

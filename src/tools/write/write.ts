@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
 import { type DiffHunk, diffLines } from '../shared/diff.ts';
+import { editSnippet } from '../shared/edit-result.ts';
 import { commitText, type LoadedFile, loadFileForChange } from '../shared/file-change.ts';
 import { resolveToolPath } from '../shared/paths.ts';
 import { checkFreshness } from '../shared/read-state.ts';
@@ -20,7 +21,32 @@ export interface WriteOutput {
   type: 'create' | 'update';
   filePath: string;
   structuredPatch: DiffHunk[];
+  /** Lines written; a final newline ends the last line, it does not start another. */
   lines: number;
+  /** A numbered excerpt around the first change (or the start of a new file). */
+  snippet?: { startLine: number; text: string };
+}
+
+/** At most this many lines of the written file are echoed back to the model. */
+const snippetMaxLines = 16;
+
+/** The number of lines in `text`: a trailing newline does not count as an extra, empty line. */
+export function countLines(text: string): number {
+  if (text === '') return 0;
+  const breaks = text.split('\n').length - 1;
+  return text.endsWith('\n') ? breaks : breaks + 1;
+}
+
+function writeSnippet(content: string, patch: DiffHunk[]): { startLine: number; text: string } | undefined {
+  if (content === '') return undefined;
+  const first = patch[0];
+  const firstLine = first ? Math.max(1, first.newStart) : 1;
+  const lastLine = first ? Math.max(firstLine, first.newStart + first.newLines - 1) : firstLine;
+  const snippet = editSnippet(content.endsWith('\n') ? content.slice(0, -1) : content, firstLine, lastLine);
+  const lines = snippet.text.split('\n');
+  return lines.length <= snippetMaxLines
+    ? snippet
+    : { startLine: snippet.startLine, text: `${lines.slice(0, snippetMaxLines).join('\n')}\n…` };
 }
 
 async function checkWritable(
@@ -66,22 +92,26 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
     if ('error' in checked) throw checked.error;
     const { path, file } = checked;
     await commitText(path, input.content, file.exists ? file.format : undefined, context);
+    const structuredPatch = diffLines(file.exists ? file.text : '', input.content);
+    const snippet = writeSnippet(input.content, structuredPatch);
     return {
       data: {
         type: file.exists ? 'update' : 'create',
         filePath: path,
-        structuredPatch: diffLines(file.exists ? file.text : '', input.content),
-        lines: input.content === '' ? 0 : input.content.split('\n').length,
+        structuredPatch,
+        lines: countLines(input.content),
+        ...(snippet ? { snippet } : {}),
       },
     };
   },
   mapResultToBlock: (output, toolUseId) => ({
     type: 'tool_result',
     toolUseId,
-    content:
+    content: `${
       output.type === 'create'
-        ? `File created successfully at: ${output.filePath}`
-        : `The file ${output.filePath} has been updated (${output.lines} lines written).`,
+        ? `File created successfully at: ${output.filePath} (${output.lines} ${output.lines === 1 ? 'line' : 'lines'}).`
+        : `The file ${output.filePath} has been updated (${output.lines} ${output.lines === 1 ? 'line' : 'lines'} written).`
+    }${output.snippet ? ` Here's the result of running \`cat -n\` on a snippet of the ${output.type === 'create' ? 'new' : 'edited'} file:\n${output.snippet.text}` : ''}`,
   }),
   renderToolUse: (input) => `Write(${input.file_path ?? ''})`,
 });

@@ -109,9 +109,21 @@ export async function runCommand(request: RunCommandRequest): Promise<RunCommand
   return { kind: 'interrupted', exit, reason: outcome === 'aborted' ? 'aborted' : 'timeout' };
 }
 
-/** The run's environment without unset entries, as `spawn` wants it. */
+/** The run's environment without unset entries, as `spawn` wants it, made non-interactive (see below). */
 export function childEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
-  return result;
+  return { ...result, ...nonInteractive };
 }
+
+/**
+ * Nobody can type into a tool's terminal: an editor (`git commit` without `-m`, `crontab -e`) would
+ * wait forever and paint escape codes into the output, and git would prompt for credentials. `true`
+ * as the editor accepts the file unchanged, so git stops with "empty commit message" instead.
+ */
+const nonInteractive: Readonly<Record<string, string>> = {
+  GIT_EDITOR: 'true',
+  EDITOR: 'true',
+  VISUAL: 'true',
+  GIT_TERMINAL_PROMPT: '0',
+};

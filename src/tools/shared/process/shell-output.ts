@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { ImageMediaType, ToolResultBlock } from '../../../core/index.ts';
 import {
   detectImageType,
@@ -29,6 +30,8 @@ export interface ShellOutput {
   imageMediaType?: ImageMediaType;
   /** Where the full output is when it was too large to show inline. */
   outputPath?: string;
+  /** Where the full stderr is when it was too large to show inline (the file is kept). */
+  stderrPath?: string;
   /** Size of the full stdout in bytes, when it was too large. */
   outputBytes?: number;
   /** The end of a large stdout (the start is in `stdout`). */
@@ -47,6 +50,18 @@ export const maxInlineImageBytes = 3_750_000;
 const previewChars = 2_000;
 const failureTailChars = 4_000;
 
+/** Deletes a finished command's output files unless the result names them (large output kept on disk). */
+export async function removeUnreferencedOutput(
+  stdoutPath: string,
+  stderrPath: string,
+  output: Pick<ShellOutput, 'outputPath' | 'stderrPath'>,
+): Promise<void> {
+  await Promise.all([
+    output.outputPath === undefined ? rm(stdoutPath, { force: true }) : undefined,
+    output.stderrPath === undefined ? rm(stderrPath, { force: true }) : undefined,
+  ]);
+}
+
 /** Reads a finished command's output files into the fields of {@link ShellOutput}. */
 export async function collectOutput(
   stdoutPath: string,
@@ -55,7 +70,14 @@ export async function collectOutput(
 ): Promise<
   Pick<
     ShellOutput,
-    'stdout' | 'stderr' | 'isImage' | 'imageMediaType' | 'outputPath' | 'outputBytes' | 'stdoutTail'
+    | 'stdout'
+    | 'stderr'
+    | 'isImage'
+    | 'imageMediaType'
+    | 'outputPath'
+    | 'outputBytes'
+    | 'stdoutTail'
+    | 'stderrPath'
   >
 > {
   const size = await fileSize(stdoutPath);
@@ -63,21 +85,30 @@ export async function collectOutput(
   const stderrText = stderr.truncated
     ? `${stderr.text}\n[stderr truncated; full text in ${stderrPath}]`
     : stderr.text;
+  // The note above names the file, so it must outlive the call.
+  const keptStderr = stderr.truncated ? { stderrPath } : {};
   const head = await readBytes(stdoutPath, 0, 16);
   const imageType = detectImageType(head);
   if (imageType && size <= maxInlineImageBytes) {
     const bytes = await readBytes(stdoutPath, 0, size);
-    return { stdout: bytes.toString('base64'), stderr: stderrText, isImage: true, imageMediaType: imageType };
+    return {
+      stdout: bytes.toString('base64'),
+      stderr: stderrText,
+      isImage: true,
+      imageMediaType: imageType,
+      ...keptStderr,
+    };
   }
   if (imageType) {
     return {
       stdout: `[${imageType} output of ${size.toLocaleString('en-US')} bytes is too large to show; save it to a file and view a smaller version]`,
       stderr: stderrText,
       isImage: false,
+      ...keptStderr,
     };
   }
   const stdout = await readTextHead(stdoutPath, maxInlineChars);
-  if (!stdout.truncated) return { stdout: stdout.text, stderr: stderrText, isImage: false };
+  if (!stdout.truncated) return { stdout: stdout.text, stderr: stderrText, isImage: false, ...keptStderr };
   if (size > maxPersistedBytes) await truncateRegularFile(stdoutPath, maxPersistedBytes).catch(() => {});
   return {
     stdout: stdout.text,
@@ -86,6 +117,7 @@ export async function collectOutput(
     outputPath: stdoutPath,
     outputBytes: size,
     stdoutTail: await readTextTail(stdoutPath, failureTailChars),
+    ...keptStderr,
   };
 }
 

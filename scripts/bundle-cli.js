@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Bundles the CLI into one file (dist/cli/bundle.js): starting a command then reads one module instead
+// of several hundred, which is most of a short command's time. Packages with native code, WebAssembly
+// located at run time, or that are loaded only on use stay external.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+await build({
+  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+  outfile: join(root, 'dist', 'cli', 'bundle.js'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['sharp', 'web-tree-sitter', 'tree-sitter-bash', '@vscode/ripgrep', 'unpdf', 'file-type', 'openai', '@anthropic-ai/sdk'],
+  // Bundled CommonJS dependencies call require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as efferentCreateRequire } from 'node:module';\nconst require = efferentCreateRequire(import.meta.url);" },
+});
