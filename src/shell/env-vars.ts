@@ -186,3 +186,20 @@ export function classifyEnvVar(name: string): EnvVarClass {
   if (/^LC_[A-Z]+$/.test(name) || /^[A-Z]+_COLORS$/.test(name)) return 'safe';
   return 'neutral';
 }
+
+/**
+ * Assignments that make a program *less* able to run other code: a pager set to `cat` or to
+ * nothing, and git switches that only turn prompts and optional locks off. They keep a command
+ * read-only although their names belong to dangerous families; any other value does not.
+ */
+const harmlessAssignments: Readonly<Record<string, readonly string[]>> = {
+  GIT_PAGER: ['cat', ''],
+  PAGER: ['cat', ''],
+  GIT_TERMINAL_PROMPT: ['0'],
+  GIT_OPTIONAL_LOCKS: ['0'],
+};
+
+/** Whether `NAME=value` (the value exactly as resolved) is one of the harmless assignments. */
+export function isHarmlessEnvAssignment(name: string, value: string): boolean {
+  return Object.hasOwn(harmlessAssignments, name) && (harmlessAssignments[name] ?? []).includes(value);
+}

@@ -1,8 +1,10 @@
 import type { Node } from 'web-tree-sitter';
+import { type ConstructHost, constructTypes, walkConstruct } from './constructs.ts';
 import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
 import { parseBash } from './parser.ts';
 import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
+import { checkPlainTestCommand } from './test-expression.ts';
 import { screenCommandText } from './text-checks.ts';
 import type { ArgKind, CommandOrigin, EnvVar, Redirect, SimpleCommand } from './types.ts';
 import { TooComplexError, tooComplex } from './walk-errors.ts';
@@ -78,6 +80,23 @@ class Walker implements WordHost {
     this.currentCwd = options.cwd ?? null;
   }
 
+  /** What the compound-command walker (constructs.ts) may call back into. */
+  private readonly constructs: ConstructHost<Frame> = {
+    walkStatement: (node, frame, cwd) => this.statement(node, frame, cwd),
+    partFrame: (frame) => groupFrame(frame),
+    emitWords: (words, frame, cwd, node) => {
+      this.currentCwd = cwd;
+      this.currentFrame = frame;
+      const own = frame.tail ?? collector();
+      return this.emit(words, [], own, node.text, withoutTail(frame), cwd, node);
+    },
+    assignVariable: (name) => this.trackedVariables.add(name),
+    substitution: (node) => this.substitution(node),
+    isTracked: (name) => this.isTracked(name),
+    tick: (node) => this.tick(node),
+    directoryChanges: () => this.cdCount,
+  };
+
   tick(node: Node): void {
     this.nodes++;
     if (this.nodes > maxNodes) tooComplex('the command is too large to analyse', node.type);
@@ -152,6 +171,7 @@ class Walker implements WordHost {
       case 'comment':
         return { success: cwd, any: cwd };
       default:
+        if (constructTypes.has(node.type)) return walkConstruct(this.constructs, node, frame, cwd);
         return tooComplex(
           `${node.type.replaceAll('_', ' ')} is not analysed; run simpler commands`,
           node.type,
@@ -243,7 +263,8 @@ class Walker implements WordHost {
         'compound_statement',
         'subshell',
         'redirected_statement',
-      ].includes(body.type)
+      ].includes(body.type) ||
+      constructTypes.has(body.type)
     ) {
       state = this.statement(body, inner, cwd);
     } else if (body.type === 'command') {
@@ -423,6 +444,7 @@ class Walker implements WordHost {
     if (gathered.trailing.length > 0)
       tooComplex('unexpected commands inside a heredoc redirection', node.type);
     const resolved = this.resolveArguments(words);
+    checkPlainTestCommand(words, resolved);
     // Redirections written after the command (outer) are applied after those inside it.
     const merged: Collector = { redirects: gathered.redirects.concat(outer?.redirects ?? []), trailing: [] };
     const stdin = outer?.stdin ?? gathered.stdin;

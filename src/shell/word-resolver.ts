@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { checkArithmeticExpansion } from './arithmetic.ts';
 import {
   type ArgKind,
   commandSubstitutionPlaceholder,
@@ -120,11 +121,24 @@ function doubleQuoted(node: Node, host: WordHost): ResolvedWord {
         text += commandSubstitutionPlaceholder;
         kind = 'dynamic';
         break;
+      case 'arithmetic_expansion':
+        text += arithmeticText(child, host);
+        kind = 'dynamic';
+        break;
       default:
         tooComplex(`${child.type} inside double quotes is not supported`, child.type);
     }
   }
   return { text, kind, unquoted: '' };
+}
+
+/**
+ * `$(( … ))` with fixed operands only (see arithmetic.ts). Its value is a number known when the
+ * command runs; the text stays as written, which marks the word as runtime-valued.
+ */
+function arithmeticText(node: Node, host: WordHost): string {
+  checkArithmeticExpansion(node, (child) => host.tick(child));
+  return node.text;
 }
 
 /** Resolves one argument node to its final text, or abandons analysis for anything not understood. */
@@ -149,6 +163,8 @@ export function resolveWord(node: Node, host: WordHost): ResolvedWord {
     case 'command_substitution':
       host.substitution(node);
       return { text: commandSubstitutionPlaceholder, kind: 'dynamic', unquoted: '' };
+    case 'arithmetic_expansion':
+      return { text: arithmeticText(node, host), kind: 'dynamic', unquoted: '' };
     case 'process_substitution':
       host.substitution(node);
       return { text: processSubstitutionPlaceholder, kind: 'literal', unquoted: '' };
