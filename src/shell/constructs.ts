@@ -44,7 +44,12 @@ export const constructTypes: ReadonlySet<string> = new Set([
 const separators = new Set([';', '&', '\n']);
 
 /** Statements in order, the way the walker runs a list body: `&` leaves the directory unchanged. */
-function walkStatements<F>(host: ConstructHost<F>, nodes: readonly Node[], frame: F, cwd: string | null): CwdState {
+function walkStatements<F>(
+  host: ConstructHost<F>,
+  nodes: readonly Node[],
+  frame: F,
+  cwd: string | null,
+): CwdState {
   let state: CwdState = { success: cwd, any: cwd };
   for (let index = 0; index < nodes.length; index++) {
     const node = nodes[index];
@@ -91,7 +96,9 @@ function walkIf<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | n
   const body = parts.find((part) => part.keyword === 'then');
   if (!condition || !body || parts.length !== 3) tooComplex('unexpected if statement', node.type);
   const clauses = body.nodes.filter((child) => child.type === 'elif_clause' || child.type === 'else_clause');
-  const thenNodes = body.nodes.filter((child) => child.type !== 'elif_clause' && child.type !== 'else_clause');
+  const thenNodes = body.nodes.filter(
+    (child) => child.type !== 'elif_clause' && child.type !== 'else_clause',
+  );
   const tested = walkStatements(host, condition.nodes, frame, cwd);
   const outcomes: CwdState[] = [walkStatements(host, thenNodes, frame, tested.success)];
   let failed = tested.any;
@@ -120,7 +127,8 @@ function walkIf<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | n
 
 /** The statements of a `do … done` group. */
 function doGroup(node: Node | undefined): Node[] {
-  if (node?.type !== 'do_group') return tooComplex('a loop without a do … done body is not analysed', node?.type);
+  if (node?.type !== 'do_group')
+    return tooComplex('a loop without a do … done body is not analysed', node?.type);
   const children = node.children;
   if (children[0]?.type !== 'do' || children[children.length - 1]?.type !== 'done') {
     tooComplex('unexpected loop body', node.type);

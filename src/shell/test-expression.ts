@@ -74,7 +74,10 @@ function flatten(node: Node, host: WordHost, double: boolean, into: Item[]): voi
   if (node.type === 'regex' || node.type === 'extglob_pattern') {
     if (!double) tooComplex(`a pattern inside [ ] is not analysed; use [[ ]]`, node.type);
     if (hasExpansion(node.text)) {
-      tooComplex(`the pattern ${node.text.slice(0, 30)} contains an expansion; quote it or use a variable test`, node.type);
+      tooComplex(
+        `the pattern ${node.text.slice(0, 30)} contains an expansion; quote it or use a variable test`,
+        node.type,
+      );
     }
     into.push({ word: { text: node.text, kind: 'literal', unquoted: '' }, node, operator: false });
     return;
@@ -154,7 +157,12 @@ export function testCommandWords(node: Node, host: WordHost): ResolvedWord[] {
       const item = items[index];
       if (item?.operator && item.word.text === '-v') {
         const operand = items[index + 1];
-        if (!operand || operand.operator || operand.word.kind !== 'literal' || !plainName.test(operand.word.text)) {
+        if (
+          !operand ||
+          operand.operator ||
+          operand.word.kind !== 'literal' ||
+          !plainName.test(operand.word.text)
+        ) {
           tooComplex('[[ -v ]] evaluates array subscripts in its operand; name a plain variable', node.type);
         }
       }
@@ -192,6 +200,8 @@ export function checkPlainTestCommand(nodes: readonly Node[], words: readonly Re
   const from = offset + 1;
   checkTestArguments(
     words.slice(from, end),
-    nodes.slice(from, end).map((node, index) => words[from + index]?.kind === 'literal' || node.type === 'string'),
+    nodes
+      .slice(from, end)
+      .map((node, index) => words[from + index]?.kind === 'literal' || node.type === 'string'),
   );
 }

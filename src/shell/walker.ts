@@ -3,6 +3,7 @@ import { type ConstructHost, constructTypes, walkConstruct } from './constructs.
 import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
 import { parseBash } from './parser.ts';
+import { listedDirectory } from './path-listers.ts';
 import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
 import { checkPlainTestCommand } from './test-expression.ts';
 import { screenCommandText } from './text-checks.ts';
@@ -106,7 +107,7 @@ class Walker implements WordHost {
     return this.trackedVariables.has(name);
   }
 
-  substitution(node: Node): void {
+  substitution(node: Node): string | undefined {
     const open = node.children[0]?.type ?? '';
     if (open === '`' && node.text.includes('\\')) {
       tooComplex('backslashes inside backticks are read differently by bash; use $( ) instead', node.type);
@@ -114,9 +115,11 @@ class Walker implements WordHost {
     const frame: Frame = { origin: 'substitution', redirects: [], nesting: this.currentFrame.nesting + 1 };
     if (frame.nesting > maxNesting) tooComplex('substitutions are nested too deeply', node.type);
     const saved = { frame: this.currentFrame, cwd: this.currentCwd };
+    const before = this.commands.length;
     this.sequence(node, frame, this.currentCwd);
     this.currentFrame = saved.frame;
     this.currentCwd = saved.cwd;
+    return listedBy(node, this.commands.slice(before));
   }
 
   /** Parses and walks one source text (the whole line, or a `bash -c` / `eval` body). */
@@ -555,6 +558,16 @@ class Walker implements WordHost {
     }
     return { success: change.target, any: mergeCwd(cwd, change.target) };
   }
+}
+
+/** The directory a `$( … )` of exactly one path-listing command lists (path-listers.ts). */
+function listedBy(node: Node, commands: readonly WalkedCommand[]): string | undefined {
+  const [only, ...rest] = commands;
+  const body = node.namedChildren;
+  if (!only || rest.length > 0 || node.children[0]?.type !== '$(') return undefined;
+  if (body.length !== 1 || body[0]?.type !== 'command') return undefined;
+  if (only.unwrapped.wrappers.length > 0) return undefined;
+  return listedDirectory(only);
 }
 
 /** The frame for a part that is not in tail position. */

@@ -54,7 +54,8 @@ export function isReadOnlySimpleCommand(command: ReadOnlyInput): boolean {
   if (
     !command.envVars.every(
       (variable) =>
-        (classifyEnvVar(variable.name) === 'safe' || isHarmlessEnvAssignment(variable.name, variable.value)) &&
+        (classifyEnvVar(variable.name) === 'safe' ||
+          isHarmlessEnvAssignment(variable.name, variable.value)) &&
         variable.literal !== false,
     )
   ) {

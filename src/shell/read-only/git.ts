@@ -504,7 +504,10 @@ const subcommands: Record<string, GitSubcommand> = {
       const first = parsed.operands[0];
       if (first === 'get' || first === 'list') return true;
       // `git config KEY` with one operand reads the key; a second operand would set it.
-      if (parsed.flags.length === parsed.flags.filter(isReadingConfigFlag).length && parsed.operands.length === 1)
+      if (
+        parsed.flags.length === parsed.flags.filter(isReadingConfigFlag).length &&
+        parsed.operands.length === 1
+      )
         return configKey.test(first ?? '');
       if (hasFlag(parsed, '-l', '--list')) return parsed.operands.length === 0;
       if (hasFlag(parsed, '--get', '--get-all', '--get-regexp', '--get-urlmatch'))

@@ -1,5 +1,5 @@
 import type { ArgKind } from '../types.ts';
-import { type CustomCheck } from './spec.ts';
+import type { CustomCheck } from './spec.ts';
 
 /**
  * Builtins that only steer the current invocation of the shell: test expressions, harmless `set`
@@ -45,7 +45,9 @@ export function isHarmlessSet(args: readonly string[], kinds: readonly ArgKind[]
 
 /** `break` and `continue` with an optional loop count. */
 function loopControl(args: readonly string[], kinds: readonly ArgKind[]): boolean {
-  return args.length === 0 || (args.length === 1 && kinds[0] === 'literal' && /^[1-9][0-9]?$/.test(args[0] ?? ''));
+  return (
+    args.length === 0 || (args.length === 1 && kinds[0] === 'literal' && /^[1-9][0-9]?$/.test(args[0] ?? ''))
+  );
 }
 
 /** `read` into plain variable names, without readline (`-e`, `-i`) or a computed option. */
