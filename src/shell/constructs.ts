@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { type CwdState, mergeCwd } from './cwd.ts';
+import { isLocalVariableName } from './env-vars.ts';
 import { testCommandWords } from './test-expression.ts';
 import { tooComplex } from './walk-errors.ts';
 import { checkExpansions, type ResolvedWord, resolveWord, type WordHost } from './word-resolver.ts';
@@ -164,7 +165,12 @@ function walkWhile<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string 
 function walkFor<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | null): CwdState {
   const [keyword, name, ...rest] = node.children;
   if (keyword?.type !== 'for' || name?.type !== 'variable_name') tooComplex('unexpected for loop', node.type);
-  if (name.text === 'IFS') tooComplex('a loop over IFS changes how later words split', node.type);
+  if (!isLocalVariableName(name.text)) {
+    tooComplex(
+      `the loop variable ${name.text} may be one the shell or a program uses; use a lowercase name such as f`,
+      node.type,
+    );
+  }
   const body = rest.pop();
   let index = 0;
   if (rest[0]?.type === 'in') {

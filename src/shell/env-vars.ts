@@ -203,3 +203,46 @@ const harmlessAssignments: Readonly<Record<string, readonly string[]>> = {
 export function isHarmlessEnvAssignment(name: string, value: string): boolean {
   return Object.hasOwn(harmlessAssignments, name) && (harmlessAssignments[name] ?? []).includes(value);
 }
+
+/** zsh parameters with lowercase names that are tied to lookups or code (`path` is `$PATH`). */
+const zshSpecialNames = new Set([
+  'path',
+  'cdpath',
+  'fpath',
+  'module_path',
+  'manpath',
+  'mailpath',
+  'fignore',
+  'psvar',
+  'watch',
+  'prompt',
+  'commands',
+  'functions',
+  'aliases',
+  'galiases',
+  'saliases',
+  'builtins',
+  'options',
+  'parameters',
+  'nameddirs',
+  'userdirs',
+  'modules',
+  'mapfile',
+  'histchars',
+  'signals',
+  'status',
+  'pipestatus',
+  'argv',
+]);
+
+/**
+ * Whether a construct may assign the variable without asking (a `for` loop variable, a `read`
+ * target): a lowercase name that no shell or program gives a meaning. Exported variables are
+ * uppercase by convention (PATH, HOME, GIT_DIR), and assigning one of them would change what
+ * every later program of the line sees.
+ */
+export function isLocalVariableName(name: string): boolean {
+  return (
+    /^[a-z_][a-z0-9_]*$/.test(name) && !zshSpecialNames.has(name) && classifyEnvVar(name) !== 'dangerous'
+  );
+}

@@ -1,3 +1,4 @@
+import { isLocalVariableName } from '../env-vars.ts';
 import type { ArgKind } from '../types.ts';
 import type { CustomCheck } from './spec.ts';
 
@@ -50,14 +51,17 @@ function loopControl(args: readonly string[], kinds: readonly ArgKind[]): boolea
   );
 }
 
-/** `read` into plain variable names, without readline (`-e`, `-i`) or a computed option. */
+/**
+ * `read` into local variable names (lowercase, not PATH or another name the shell or a program
+ * uses), without readline (`-e`, `-i`) or a computed option.
+ */
 function read(args: readonly string[], kinds: readonly ArgKind[]): boolean {
   if (kinds.some((kind) => kind !== 'literal')) return false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] ?? '';
-    if (word === '--') return args.slice(index + 1).every((name) => plainName.test(name));
+    if (word === '--') return args.slice(index + 1).every(isLocalVariableName);
     if (!word.startsWith('-') || word === '-') {
-      if (!plainName.test(word)) return false;
+      if (!isLocalVariableName(word)) return false;
       continue;
     }
     for (let position = 1; position < word.length; position++) {
@@ -66,7 +70,7 @@ function read(args: readonly string[], kinds: readonly ArgKind[]): boolean {
       if ('adnNptu'.includes(letter)) {
         const value = word.slice(position + 1) || args[++index];
         if (value === undefined) return false;
-        if (letter === 'a' && !plainName.test(value)) return false;
+        if (letter === 'a' && !isLocalVariableName(value)) return false;
         break;
       }
       return false;
