@@ -50,7 +50,7 @@ async function decide(command: string): Promise<{ behavior: string; message: str
 }
 
 /** Constructs with a BODY slot. */
-export const constructTemplates: readonly string[] = [
+const constructTemplates: readonly string[] = [
   'BODY',
   '[ -d src ] && BODY',
   '[ ! -f missing.txt ] && BODY',
@@ -80,7 +80,7 @@ export const constructTemplates: readonly string[] = [
 ];
 
 /** Bodies that only read inside the working directories. */
-export const readOnlyBodies: readonly string[] = [
+const readOnlyBodies: readonly string[] = [
   'git status',
   'git log --oneline -3',
   'GIT_PAGER=cat git log -1',
@@ -98,7 +98,7 @@ export const readOnlyBodies: readonly string[] = [
 ];
 
 /** Bodies with at least one dangerous part. */
-export const dangerousBodies: readonly string[] = [
+const dangerousBodies: readonly string[] = [
   'rm -rf src',
   'echo x > out.txt',
   'touch new.txt',
@@ -203,6 +203,3 @@ describe('dangerous parts in the construct itself', () => {
     expect(message).toMatch(/\.$/);
   });
 });
-
-export const generatedVariantCount =
-  constructTemplates.length * (readOnlyBodies.length + dangerousBodies.length);
