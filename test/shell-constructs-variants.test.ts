@@ -196,6 +196,8 @@ describe('dangerous parts in the construct itself', () => {
     'read -e line',
     'read "$name"',
     'IFS=, read -r a b < README.md',
+    'read -r line < ../secret.txt; echo "$line"',
+    'while read -r line; do echo "$line"; done < /etc/passwd',
   ];
   it.each(headers)('%j is not allowed', async (command) => {
     const { behavior, message } = await decide(command);

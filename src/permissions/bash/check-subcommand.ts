@@ -65,7 +65,6 @@ const nonReadingCommands = new Set([
   'set',
   'break',
   'continue',
-  'read',
 ]);
 
 /** Commands acceptEdits lets run inside the working directories (they only create, move or remove files). */
