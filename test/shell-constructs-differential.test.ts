@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands, where ${…} is bash syntax
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -95,27 +96,34 @@ interface Run {
   args: string[];
 }
 
-function runBash(line: string): Run[] {
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Runs every line in one bash process, each in its own subshell through eval (so `set -e` or a
+ * syntax error stays in its line), and returns the marker runs of each line.
+ */
+function runBash(lines: readonly string[]): Run[][] {
   rmSync(log, { force: true });
-  spawnSync('bash', ['-c', line], {
+  const script = lines.map((line) => `( eval ${quote(line)} ); echo @@ >> "$MARK_LOG"`).join('\n');
+  spawnSync('bash', ['-c', script], {
     cwd: project,
     env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: project, MARK_LOG: log },
     encoding: 'utf8',
-    timeout: 10_000,
+    timeout: 60_000,
   });
-  let text = '';
-  try {
-    text = readFileSync(log, 'utf8');
-  } catch {
-    return [];
-  }
+  const text = readFileSync(log, 'utf8');
   return text
-    .split('\n')
-    .filter(Boolean)
-    .map((entry) => {
-      const [name = '', ...args] = entry.split('\x1f');
-      return { name, args };
-    });
+    .split('@@\n')
+    .slice(0, lines.length)
+    .map((chunk) =>
+      chunk
+        .split('\n')
+        .filter(Boolean)
+        .map((entry) => {
+          const [name = '', ...args] = entry.split('\x1f');
+          return { name, args };
+        }),
+    );
 }
 
 /** Whether bash's word can be what the analyser described. */
@@ -168,13 +176,15 @@ describe.skipIf(!bash)('compound commands against real bash', () => {
   it(`every program bash runs is a subcommand the analyser listed (${lines.length} generated lines)`, () => {
     const problems: string[] = [];
     let observed = 0;
-    for (const line of lines) {
+    const runs = runBash(lines);
+    expect(runs).toHaveLength(lines.length);
+    for (const [index, line] of lines.entries()) {
       const analysis = analyzeCommand(line, { cwd: project, home: project });
       if (analysis.kind !== 'analyzed') {
         problems.push(`${JSON.stringify(line)}: not analysed (${analysis.reason})`);
         continue;
       }
-      for (const run of runBash(line)) {
+      for (const run of runs[index] ?? []) {
         observed++;
         if (!analysis.subcommands.some((subcommand) => explains(subcommand, run))) {
           problems.push(
@@ -188,5 +198,58 @@ describe.skipIf(!bash)('compound commands against real bash', () => {
     expect(problems).toEqual([]);
     // The markers really ran: the comparison is not vacuous.
     expect(observed).toBeGreaterThan(lines.length);
+  }, 120_000);
+
+  const testTemplates = [
+    '[ -f A ]',
+    '[ A = B ]',
+    '[ ! -n A ]',
+    '[ A != B -a -d src ]',
+    '[ -z A -o B = x ]',
+    'test -z A',
+    'test A = B',
+    'test ! A',
+  ];
+  const operands = [
+    'src',
+    '"$v"',
+    "'q r'",
+    '"a b"',
+    'x\\ y',
+    '"$(( 1 + 2 ))"',
+    '"$(echo hi)"',
+    '"${v}"',
+    '-f',
+  ];
+  const testLines = testTemplates.flatMap((template) =>
+    operands.flatMap((a) => operands.map((b) => `v='s p'; ${template.replace('A', a).replace('B', b)}`)),
+  );
+
+  it(`[ ] and test receive exactly the words the analyser resolved (${testLines.length} generated lines)`, () => {
+    // Functions named [ and test print their arguments: bash passes them what its builtin would get.
+    const prelude =
+      'function [ { printf "%s\\037" "[" "$@"; echo; }; function test { printf "%s\\037" test "$@"; echo; }; ';
+    // One bash process for all lines; each runs through eval, so a syntax error stays in its line.
+    const script = prelude + testLines.map((line) => `eval ${quote(line)}; printf '\\n@@\\n'`).join('\n');
+    const result = spawnSync('bash', ['-c', script], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+    const outputs = result.stdout.split('\n@@\n');
+    const problems: string[] = [];
+    let compared = 0;
+    testLines.forEach((line, index) => {
+      const analysis = analyzeCommand(line, { cwd: project, home: project });
+      if (analysis.kind !== 'analyzed') return;
+      const emitted = analysis.subcommands.find((subcommand) =>
+        ['[', 'test'].includes(subcommand.argv[0] ?? ''),
+      );
+      const words = (outputs[index] ?? '').split('\n')[0]?.split('\x1f').slice(0, -1) ?? [];
+      compared++;
+      if (!emitted || !wordsMatch(emitted.argv, emitted.argKinds, words)) {
+        problems.push(
+          `${JSON.stringify(line)}: bash passed ${JSON.stringify(words)}, analysed ${JSON.stringify(emitted?.argv)}`,
+        );
+      }
+    });
+    expect(problems).toEqual([]);
+    expect(compared).toBeGreaterThan(testLines.length / 2);
   }, 120_000);
 });
