@@ -68,6 +68,7 @@ const constructTemplates: readonly string[] = [
   'for f in src/*.ts; do echo "$f"; BODY; done',
   'for f in $(git ls-files); do BODY; done',
   'while read -r line; do BODY; done < README.md',
+  'while IFS= read -r line; do BODY; done < README.md',
   'until true; do BODY; done',
   'git ls-files | while read -r f; do BODY; done',
   'case "$TERM" in xterm*) BODY;; *) echo other;; esac',
@@ -195,7 +196,8 @@ describe('dangerous parts in the construct itself', () => {
     'f() { rm x; }; f',
     'read -e line',
     'read "$name"',
-    'IFS=, read -r a b < README.md',
+    'IFS=, ls $x',
+    'env IFS=, read -r a b',
     'read -r line < ../secret.txt; echo "$line"',
     'while read -r line; do echo "$line"; done < /etc/passwd',
   ];

@@ -199,8 +199,13 @@ const harmlessAssignments: Readonly<Record<string, readonly string[]>> = {
   GIT_OPTIONAL_LOCKS: ['0'],
 };
 
-/** Whether `NAME=value` (the value exactly as resolved) is one of the harmless assignments. */
-export function isHarmlessEnvAssignment(name: string, value: string): boolean {
+/**
+ * Whether `NAME=value` (the value exactly as resolved) is one of the harmless assignments. Given the
+ * program it prefixes, `IFS=…` in front of the `read` builtin is harmless too: a prefix assignment
+ * lasts for that one builtin and only changes how it splits the line it reads.
+ */
+export function isHarmlessEnvAssignment(name: string, value: string, program?: string): boolean {
+  if (name === 'IFS') return program === 'read';
   return Object.hasOwn(harmlessAssignments, name) && (harmlessAssignments[name] ?? []).includes(value);
 }
 

@@ -409,7 +409,8 @@ class Walker implements WordHost {
     });
   }
 
-  private assignment(node: Node): EnvVar {
+  /** `prefixOfRead`: the assignment is a prefix of `read`, where `IFS=…` only splits what read reads. */
+  private assignment(node: Node, prefixOfRead = false): EnvVar {
     const name = node.childForFieldName('name');
     if (name?.type !== 'variable_name')
       tooComplex(`unsupported assignment ${node.text.slice(0, 40)}`, node.type);
@@ -421,7 +422,8 @@ class Walker implements WordHost {
     const value = valueNode
       ? resolveWord(valueNode, this)
       : { text: '', kind: 'literal' as const, unquoted: '' };
-    if (name.text === 'IFS') tooComplex('assigning IFS changes how later words split', node.type);
+    if (name.text === 'IFS' && !(prefixOfRead && value.kind === 'literal'))
+      tooComplex('assigning IFS changes how later words split', node.type);
     return { name: name.text, value: value.text, literal: value.kind === 'literal' };
   }
 
@@ -434,7 +436,7 @@ class Walker implements WordHost {
     const gathered = collector();
     for (const child of node.children) {
       this.tick(child);
-      if (child.type === 'variable_assignment') envVars.push(this.assignment(child));
+      if (child.type === 'variable_assignment') envVars.push(this.assignment(child, runsRead(node)));
       else if (child.type === 'command_name') {
         const name = child.namedChildren[0];
         if (!name || child.namedChildCount !== 1) tooComplex('unexpected command name', child.type);
@@ -558,6 +560,12 @@ class Walker implements WordHost {
     }
     return { success: change.target, any: mergeCwd(cwd, change.target) };
   }
+}
+
+/** Whether a command node runs the `read` builtin, named by a plain word. */
+function runsRead(node: Node): boolean {
+  const name = node.childForFieldName('name');
+  return name?.namedChildCount === 1 && name.namedChildren[0]?.type === 'word' && name.text === 'read';
 }
 
 /** The directory a `$( … )` of exactly one path-listing command lists (path-listers.ts). */

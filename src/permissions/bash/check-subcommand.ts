@@ -469,7 +469,9 @@ export function checkSubcommand(
   }
 
   const envClasses = subcommand.envVars.map((variable) =>
-    isHarmlessEnvAssignment(variable.name, variable.value) ? 'safe' : context.classifyEnvVar(variable.name),
+    isHarmlessEnvAssignment(variable.name, variable.value, subcommand.argv[0])
+      ? 'safe'
+      : context.classifyEnvVar(variable.name),
   );
   const dangerousEnv = envClasses.includes('dangerous');
   const allEnvSafe = envClasses.every((envClass) => envClass === 'safe');

@@ -55,7 +55,7 @@ export function isReadOnlySimpleCommand(command: ReadOnlyInput): boolean {
     !command.envVars.every(
       (variable) =>
         (classifyEnvVar(variable.name) === 'safe' ||
-          isHarmlessEnvAssignment(variable.name, variable.value)) &&
+          isHarmlessEnvAssignment(variable.name, variable.value, command.argv[0])) &&
         variable.literal !== false,
     )
   ) {
