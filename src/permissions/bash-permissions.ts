@@ -2,6 +2,8 @@ import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bas
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
 import { errorMessage } from '../core/index.ts';
 import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
+import { isUnresolvable } from './paths/canonical-path.ts';
+import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
 import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
 import type { PermissionRule } from './rules/rule-types.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
@@ -176,8 +178,9 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
   ).length;
   if (cdCount > 1 || (analysis.cdCount ?? 0) > 1) raise(analysisAsk('it changes directory more than once'));
   if (
-    analysis.cdWithGit === true ||
-    (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git'))
+    (analysis.cdWithGit === true ||
+      (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git'))) &&
+    !readOnlyGitAfterOneCd(analysis.cdCount ?? cdCount, cdCount, subcommands, context)
   ) {
     raise(analysisAsk('it changes directory and runs git (hooks of another repository could run)'));
   }
@@ -231,6 +234,27 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
         : 'every subcommand is allowed',
     steps,
   };
+}
+
+/**
+ * `cd src && git status`: one directory change, and every git call is read-only and runs in a known
+ * directory inside the working directories (link and target). The repository there is as much the
+ * user's as the one at the start, and git's configuration is judged per directory a call runs in.
+ */
+function readOnlyGitAfterOneCd(
+  walkedCds: number,
+  listedCds: number,
+  subcommands: readonly AnalyzedSubcommandLike[],
+  context: BashFlowContext,
+): boolean {
+  if (walkedCds !== 1 || listedCds !== 1) return false;
+  return subcommands
+    .filter((subcommand) => programOf(subcommand) === 'git')
+    .every((subcommand) => {
+      if (!subcommand.readOnly || subcommand.cwd === null) return false;
+      const directory = resolveInWorkspace(subcommand.cwd, context.workspace, subcommand.cwd);
+      return !isUnresolvable(directory) && isInWorkspace(directory, context.workspace);
+    });
 }
 
 /** Whether a mode lets a shell analysis ask become an allow (bypass, when no shell deny/ask rule could be dodged). */

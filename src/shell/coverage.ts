@@ -94,6 +94,15 @@ const newlineContainers = new Set([
   'process_substitution',
   'heredoc_redirect',
   'string',
+  // Compound commands: a newline between their parts ends a statement, as `;` does.
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'do_group',
+  'case_statement',
+  'case_item',
 ]);
 const continuingOperators = new Set(['&&', '||', '|', '|&']);
 

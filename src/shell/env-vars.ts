@@ -189,3 +189,68 @@ export function classifyEnvVar(name: string): EnvVarClass {
   if (/^LC_[A-Z]+$/.test(name) || /^[A-Z]+_COLORS$/.test(name)) return 'safe';
   return 'neutral';
 }
+
+/**
+ * Assignments that make a program *less* able to run other code: a pager set to `cat` or to
+ * nothing, and git switches that only turn prompts and optional locks off. They keep a command
+ * read-only although their names belong to dangerous families; any other value does not.
+ */
+const harmlessAssignments: Readonly<Record<string, readonly string[]>> = {
+  GIT_PAGER: ['cat', ''],
+  PAGER: ['cat', ''],
+  GIT_TERMINAL_PROMPT: ['0'],
+  GIT_OPTIONAL_LOCKS: ['0'],
+};
+
+/**
+ * Whether `NAME=value` (the value exactly as resolved) is one of the harmless assignments. Given the
+ * program it prefixes, `IFS=…` in front of the `read` builtin is harmless too: a prefix assignment
+ * lasts for that one builtin and only changes how it splits the line it reads.
+ */
+export function isHarmlessEnvAssignment(name: string, value: string, program?: string): boolean {
+  if (name === 'IFS') return program === 'read';
+  return Object.hasOwn(harmlessAssignments, name) && (harmlessAssignments[name] ?? []).includes(value);
+}
+
+/** zsh parameters with lowercase names that are tied to lookups or code (`path` is `$PATH`). */
+const zshSpecialNames = new Set([
+  'path',
+  'cdpath',
+  'fpath',
+  'module_path',
+  'manpath',
+  'mailpath',
+  'fignore',
+  'psvar',
+  'watch',
+  'prompt',
+  'commands',
+  'functions',
+  'aliases',
+  'galiases',
+  'saliases',
+  'builtins',
+  'options',
+  'parameters',
+  'nameddirs',
+  'userdirs',
+  'modules',
+  'mapfile',
+  'histchars',
+  'signals',
+  'status',
+  'pipestatus',
+  'argv',
+]);
+
+/**
+ * Whether a construct may assign the variable without asking (a `for` loop variable, a `read`
+ * target): a lowercase name that no shell or program gives a meaning. Exported variables are
+ * uppercase by convention (PATH, HOME, GIT_DIR), and assigning one of them would change what
+ * every later program of the line sees.
+ */
+export function isLocalVariableName(name: string): boolean {
+  return (
+    /^[a-z_][a-z0-9_]*$/.test(name) && !zshSpecialNames.has(name) && classifyEnvVar(name) !== 'dangerous'
+  );
+}

@@ -5,7 +5,7 @@ export {
   analyzeCommand,
   type CommandAnalysis,
 } from './analyze.ts';
-export { classifyEnvVar, type EnvVarClass } from './env-vars.ts';
+export { classifyEnvVar, type EnvVarClass, isHarmlessEnvAssignment } from './env-vars.ts';
 export { formatArgv, quoteWord } from './format-argv.ts';
 export { isReadOnlyCommand } from './is-read-only-command.ts';
 export { isShellParserLoaded, loadShellParser } from './parser.ts';

@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandOrigin, SimpleCommand } from './types.ts';
+import { isHarmlessEnvAssignment } from './env-vars.ts';
 import { tooComplex } from './walk-errors.ts';
 import type { UnwrapDetails } from './wrappers.ts';
 
@@ -80,7 +81,12 @@ export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetai
     }
   }
   for (const variable of raw.envVars.concat(unwrapped.command.envVars)) {
-    if (variable.name === 'IFS') tooComplex('setting IFS changes how words split', node.type);
+    // `IFS=, read a b` only splits what read reads; everywhere else IFS changes how words split.
+    const splitsRead =
+      unwrapped.wrappers.length === 0 &&
+      variable.literal !== false &&
+      isHarmlessEnvAssignment(variable.name, variable.value, raw.argv[0]);
+    if (variable.name === 'IFS' && !splitsRead) tooComplex('setting IFS changes how words split', node.type);
     if (/^PS[0-4]$|^PROMPT_COMMAND$/.test(variable.name) && raw.argv.length === 0) {
       tooComplex(`${variable.name} runs substitutions when the shell prints it`, node.type);
     }

@@ -1,9 +1,12 @@
 import type { Node } from 'web-tree-sitter';
+import { type ConstructHost, constructTypes, walkConstruct } from './constructs.ts';
 import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
 import { type HeredocSpan, planHeredocs, verifyHeredocs } from './heredoc.ts';
 import { parseBash } from './parser.ts';
+import { listedDirectory } from './path-listers.ts';
 import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
+import { checkPlainTestCommand } from './test-expression.ts';
 import { screenCommandText } from './text-checks.ts';
 import type { ArgKind, CommandOrigin, EnvVar, Redirect, SimpleCommand } from './types.ts';
 import { TooComplexError, tooComplex } from './walk-errors.ts';
@@ -83,6 +86,23 @@ class Walker implements WordHost {
     this.currentCwd = options.cwd ?? null;
   }
 
+  /** What the compound-command walker (constructs.ts) may call back into. */
+  private readonly constructs: ConstructHost<Frame> = {
+    walkStatement: (node, frame, cwd) => this.statement(node, frame, cwd),
+    partFrame: (frame) => groupFrame(frame),
+    emitWords: (words, frame, cwd, node) => {
+      this.currentCwd = cwd;
+      this.currentFrame = frame;
+      const own = frame.tail ?? collector();
+      return this.emit(words, [], own, node.text, withoutTail(frame), cwd, node);
+    },
+    assignVariable: (name) => this.trackedVariables.add(name),
+    substitution: (node) => this.substitution(node),
+    isTracked: (name) => this.isTracked(name),
+    tick: (node) => this.tick(node),
+    directoryChanges: () => this.cdCount,
+  };
+
   tick(node: Node): void {
     this.nodes++;
     if (this.nodes > maxNodes) tooComplex('the command is too large to analyse', node.type);
@@ -92,7 +112,7 @@ class Walker implements WordHost {
     return this.trackedVariables.has(name);
   }
 
-  substitution(node: Node): void {
+  substitution(node: Node): string | undefined {
     const open = node.children[0]?.type ?? '';
     if (open === '`' && node.text.includes('\\')) {
       tooComplex('backslashes inside backticks are read differently by bash; use $( ) instead', node.type);
@@ -100,9 +120,11 @@ class Walker implements WordHost {
     const frame: Frame = { origin: 'substitution', redirects: [], nesting: this.currentFrame.nesting + 1 };
     if (frame.nesting > maxNesting) tooComplex('substitutions are nested too deeply', node.type);
     const saved = { frame: this.currentFrame, cwd: this.currentCwd };
+    const before = this.commands.length;
     this.sequence(node, frame, this.currentCwd);
     this.currentFrame = saved.frame;
     this.currentCwd = saved.cwd;
+    return listedBy(node, this.commands.slice(before));
   }
 
   /** Analyses the code of a `$(…)` or backtick found in a heredoc body (see heredoc.ts). */
@@ -175,6 +197,7 @@ class Walker implements WordHost {
       case 'comment':
         return { success: cwd, any: cwd };
       default:
+        if (constructTypes.has(node.type)) return walkConstruct(this.constructs, node, frame, cwd);
         return tooComplex(
           `${node.type.replaceAll('_', ' ')} is not analysed; run simpler commands`,
           node.type,
@@ -266,7 +289,8 @@ class Walker implements WordHost {
         'compound_statement',
         'subshell',
         'redirected_statement',
-      ].includes(body.type)
+      ].includes(body.type) ||
+      constructTypes.has(body.type)
     ) {
       state = this.statement(body, inner, cwd);
     } else if (body.type === 'command') {
@@ -395,7 +419,8 @@ class Walker implements WordHost {
     });
   }
 
-  private assignment(node: Node): EnvVar {
+  /** `prefixOfRead`: the assignment is a prefix of `read`, where `IFS=…` only splits what read reads. */
+  private assignment(node: Node, prefixOfRead = false): EnvVar {
     const name = node.childForFieldName('name');
     if (name?.type !== 'variable_name')
       tooComplex(`unsupported assignment ${node.text.slice(0, 40)}`, node.type);
@@ -407,7 +432,8 @@ class Walker implements WordHost {
     const value = valueNode
       ? resolveWord(valueNode, this)
       : { text: '', kind: 'literal' as const, unquoted: '' };
-    if (name.text === 'IFS') tooComplex('assigning IFS changes how later words split', node.type);
+    if (name.text === 'IFS' && !(prefixOfRead && value.kind === 'literal'))
+      tooComplex('assigning IFS changes how later words split', node.type);
     return { name: name.text, value: value.text, literal: value.kind === 'literal' };
   }
 
@@ -420,7 +446,7 @@ class Walker implements WordHost {
     const gathered = collector();
     for (const child of node.children) {
       this.tick(child);
-      if (child.type === 'variable_assignment') envVars.push(this.assignment(child));
+      if (child.type === 'variable_assignment') envVars.push(this.assignment(child, runsRead(node)));
       else if (child.type === 'command_name') {
         const name = child.namedChildren[0];
         if (!name || child.namedChildCount !== 1) tooComplex('unexpected command name', child.type);
@@ -433,6 +459,7 @@ class Walker implements WordHost {
     if (gathered.trailing.length > 0)
       tooComplex('unexpected commands inside a heredoc redirection', node.type);
     const resolved = this.resolveArguments(words);
+    checkPlainTestCommand(words, resolved);
     // Redirections written after the command (outer) are applied after those inside it.
     const merged: Collector = { redirects: gathered.redirects.concat(outer?.redirects ?? []), trailing: [] };
     const stdin = outer?.stdin ?? gathered.stdin;
@@ -543,6 +570,22 @@ class Walker implements WordHost {
     }
     return { success: change.target, any: mergeCwd(cwd, change.target) };
   }
+}
+
+/** Whether a command node runs the `read` builtin, named by a plain word. */
+function runsRead(node: Node): boolean {
+  const name = node.childForFieldName('name');
+  return name?.namedChildCount === 1 && name.namedChildren[0]?.type === 'word' && name.text === 'read';
+}
+
+/** The directory a `$( … )` of exactly one path-listing command lists (path-listers.ts). */
+function listedBy(node: Node, commands: readonly WalkedCommand[]): string | undefined {
+  const [only, ...rest] = commands;
+  const body = node.namedChildren;
+  if (!only || rest.length > 0 || node.children[0]?.type !== '$(') return undefined;
+  if (body.length !== 1 || body[0]?.type !== 'command') return undefined;
+  if (only.unwrapped.wrappers.length > 0) return undefined;
+  return listedDirectory(only);
 }
 
 /** The frame for a part that is not in tail position. */

@@ -1,4 +1,6 @@
 import type { Node } from 'web-tree-sitter';
+import { checkArithmeticExpansion } from './arithmetic.ts';
+import { listedPathsWord } from './path-listers.ts';
 import {
   type ArgKind,
   commandSubstitutionPlaceholder,
@@ -17,8 +19,11 @@ export interface ResolvedWord {
 
 /** Callbacks the resolver needs from the walker. */
 export interface WordHost {
-  /** Analyses the body of `$(…)`, backticks, `<(…)` or `>(…)`. */
-  substitution(node: Node): void;
+  /**
+   * Analyses the body of `$(…)`, backticks, `<(…)` or `>(…)`. Returns the directory whose paths the
+   * body lists when it is a path lister (path-listers.ts), else nothing.
+   */
+  substitution(node: Node): string | undefined;
   /** True for variables assigned earlier in this command line. */
   isTracked(name: string): boolean;
   /** Counts nodes against the budget. */
@@ -120,6 +125,10 @@ function doubleQuoted(node: Node, host: WordHost): ResolvedWord {
         text += commandSubstitutionPlaceholder;
         kind = 'dynamic';
         break;
+      case 'arithmetic_expansion':
+        text += arithmeticText(child, host);
+        kind = 'dynamic';
+        break;
       default:
         tooComplex(`${child.type} inside double quotes is not supported`, child.type);
     }
@@ -127,8 +136,17 @@ function doubleQuoted(node: Node, host: WordHost): ResolvedWord {
   return { text, kind, unquoted: '' };
 }
 
+/**
+ * `$(( … ))` with fixed operands only (see arithmetic.ts). Its value is a number known when the
+ * command runs; the text stays as written, which marks the word as runtime-valued.
+ */
+function arithmeticText(node: Node, host: WordHost): string {
+  checkArithmeticExpansion(node, (child) => host.tick(child));
+  return node.text;
+}
+
 /** Resolves one argument node to its final text, or abandons analysis for anything not understood. */
-export function resolveWord(node: Node, host: WordHost): ResolvedWord {
+export function resolveWord(node: Node, host: WordHost, whole = true): ResolvedWord {
   host.tick(node);
   switch (node.type) {
     case 'word':
@@ -146,9 +164,14 @@ export function resolveWord(node: Node, host: WordHost): ResolvedWord {
       const resolved = variableText(node, host);
       return { ...resolved, unquoted: '' };
     }
-    case 'command_substitution':
-      host.substitution(node);
+    case 'command_substitution': {
+      const listed = host.substitution(node);
+      // A whole unquoted word of listed paths is judged like a glob below the lister's directory.
+      if (listed !== undefined && whole) return { text: listedPathsWord(listed), kind: 'glob', unquoted: '' };
       return { text: commandSubstitutionPlaceholder, kind: 'dynamic', unquoted: '' };
+    }
+    case 'arithmetic_expansion':
+      return { text: arithmeticText(node, host), kind: 'dynamic', unquoted: '' };
     case 'process_substitution':
       host.substitution(node);
       return { text: processSubstitutionPlaceholder, kind: 'literal', unquoted: '' };
@@ -157,7 +180,7 @@ export function resolveWord(node: Node, host: WordHost): ResolvedWord {
       let unquoted = '';
       let kind: ArgKind = 'literal';
       for (const part of node.children) {
-        const resolved = resolveWord(part, host);
+        const resolved = resolveWord(part, host, false);
         text += resolved.text;
         unquoted += resolved.unquoted;
         kind = combine(kind, resolved.kind);

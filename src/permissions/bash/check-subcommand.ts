@@ -14,6 +14,7 @@ import {
   readPathCandidates,
   searchesWorkingDirectory,
 } from './command-paths.ts';
+import { isHarmlessEnvAssignment } from '../../shell/index.ts';
 import { embeddedCommandSpellings } from './embedded-commands.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
@@ -62,6 +63,10 @@ const nonReadingCommands = new Set([
   'expr',
   'test',
   '[',
+  '[[',
+  'set',
+  'break',
+  'continue',
 ]);
 
 /** Commands acceptEdits lets run inside the working directories (they only create, move or remove files). */
@@ -488,7 +493,11 @@ export function checkSubcommand(
     return writes?.behavior === 'ask' ? strongerAsk(writes, outside) : outside;
   }
 
-  const envClasses = subcommand.envVars.map((variable) => context.classifyEnvVar(variable.name));
+  const envClasses = subcommand.envVars.map((variable) =>
+    isHarmlessEnvAssignment(variable.name, variable.value, subcommand.argv[0])
+      ? 'safe'
+      : context.classifyEnvVar(variable.name),
+  );
   const dangerousEnv = envClasses.includes('dangerous');
   const allEnvSafe = envClasses.every((envClass) => envClass === 'safe');
   const planBlocks = context.mode === 'plan' && !subcommand.readOnly;

@@ -119,6 +119,7 @@ export const namesOnlyCommands = new Set([
   'dirname',
   'test',
   '[',
+  '[[',
   'echo',
   'printf',
 ]);

@@ -1,5 +1,5 @@
 import { own } from '../own.ts';
-import { classifyEnvVar } from '../env-vars.ts';
+import { classifyEnvVar, isHarmlessEnvAssignment } from '../env-vars.ts';
 import type { ArgKind, EnvVar, Redirect } from '../types.ts';
 import { customChecks } from './custom-commands.ts';
 import { parseArgs } from './flags.ts';
@@ -53,7 +53,10 @@ export function isReadOnlySimpleCommand(command: ReadOnlyInput): boolean {
   if (!command.redirects.every(isReadOnlyRedirect)) return false;
   if (
     !command.envVars.every(
-      (variable) => classifyEnvVar(variable.name) === 'safe' && variable.literal !== false,
+      (variable) =>
+        (classifyEnvVar(variable.name) === 'safe' ||
+          isHarmlessEnvAssignment(variable.name, variable.value, command.argv[0])) &&
+        variable.literal !== false,
     )
   ) {
     return false;

@@ -5,6 +5,7 @@ import { isReadOnlyGit } from './git.ts';
 import { isReadOnlyAwk, isReadOnlyJq, isReadOnlyRg, isReadOnlySort } from './search-tools.ts';
 import { isReadOnlySed } from './sed.ts';
 import type { CustomCheck } from './spec.ts';
+import { shellBuiltinChecks } from './shell-builtins.ts';
 
 const allLiteral = (kinds: readonly ArgKind[]): boolean => kinds.every((kind) => kind === 'literal');
 
@@ -169,6 +170,7 @@ const harmlessTeeTargets = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 /** Commands with their own read-only check. */
 export const customChecks: Record<string, CustomCheck> = {
+  ...shellBuiltinChecks,
   git: { custom: isReadOnlyGit },
   sed: { custom: isReadOnlySed },
   find: { custom: isReadOnlyFind },

@@ -1,6 +1,6 @@
 import { own } from '../own.ts';
 import type { ArgKind } from '../types.ts';
-import { type FlagTable, flagTable, hasFlag, type ParsedArgs, parseArgs } from './flags.ts';
+import { type FlagTable, flagTable, hasFlag, type ParsedArgs, type ParsedFlag, parseArgs } from './flags.ts';
 
 /**
  * Read-only git: an allowlist of subcommands, each with the options that cannot write files, run a
@@ -228,6 +228,35 @@ const listingOnly = (parsed: ParsedArgs): boolean =>
   hasFlag(parsed, '--contains', '--no-contains') ||
   hasFlag(parsed, '--merged', '--no-merged') ||
   hasFlag(parsed, '--points-at');
+
+/** A configuration key as `git config KEY` reads it: `section.name` or `section.subsection.name`. */
+const configKey = /^[A-Za-z][A-Za-z0-9-]*\.(?:[^\n=]*\.)?[A-Za-z][A-Za-z0-9-]*$/;
+
+/** Options of `git config KEY` that choose where or how a value is read. */
+function isReadingConfigFlag(flag: ParsedFlag): boolean {
+  return [
+    '--global',
+    '--system',
+    '--local',
+    '--worktree',
+    '--file',
+    '-f',
+    '--blob',
+    '--type',
+    '--bool',
+    '--int',
+    '--bool-or-int',
+    '--path',
+    '--expiry-date',
+    '--includes',
+    '--no-includes',
+    '--show-origin',
+    '--show-scope',
+    '--null',
+    '-z',
+    '--default',
+  ].includes(flag.flag);
+}
 
 const remoteLooksLikeUrl = /[:@/\\]|^\.|^[~$]/;
 
@@ -474,6 +503,12 @@ const subcommands: Record<string, GitSubcommand> = {
     validate: (parsed) => {
       const first = parsed.operands[0];
       if (first === 'get' || first === 'list') return true;
+      // `git config KEY` with one operand reads the key; a second operand would set it.
+      if (
+        parsed.flags.length === parsed.flags.filter(isReadingConfigFlag).length &&
+        parsed.operands.length === 1
+      )
+        return configKey.test(first ?? '');
       if (hasFlag(parsed, '-l', '--list')) return parsed.operands.length === 0;
       if (hasFlag(parsed, '--get', '--get-all', '--get-regexp', '--get-urlmatch'))
         return parsed.operands.length <= 2;
@@ -604,6 +639,34 @@ const subcommands: Record<string, GitSubcommand> = {
     validate: (parsed) => parsed.operands[0] === 'list' && parsed.operands.length === 1,
   },
   version: { flags: flagTable('', ['--build-options']) },
+  // One operand reads where a symbolic ref points; a second operand, -d or -m would change it.
+  'symbolic-ref': {
+    flags: flagTable('q', ['--quiet', '--short', '--recurse', '--no-recurse']),
+    validate: (parsed) => parsed.operands.length === 1,
+  },
+  'show-branch': {
+    flags: flagTable(
+      'ar',
+      [
+        '--all',
+        '--remotes',
+        '--current',
+        '--topo-order',
+        '--date-order',
+        '--sparse',
+        '--list',
+        '--independent',
+        '--merge-base',
+        '--no-name',
+        '--sha1-name',
+        '--topics',
+        '--no-color',
+      ],
+      '',
+      [],
+      ['--more', '--color', '--reflog'],
+    ),
+  },
   'range-diff': {
     flags: merge(
       diffOptions,
