@@ -1,6 +1,7 @@
 import { resolveShellPath } from './cwd.ts';
 import { formatArgv } from './format-argv.ts';
 import { isReadOnlyRedirect, isReadOnlySimpleCommand } from './read-only/classify.ts';
+import { type IndirectRead, indirectReadsOf } from './read-only/indirect-reads.ts';
 import {
   type ArgKind,
   type CommandOrigin,
@@ -41,6 +42,8 @@ export interface AnalyzedSubcommand {
   origin: CommandOrigin;
   /** Wrappers removed, outermost first. */
   wrappers: string[];
+  /** What it reads that its words do not name (`--files0-from`, `xargs`, awk `ARGV`, git history). */
+  indirectReads: IndirectRead[];
 }
 
 /** What {@link analyzeCommand} returns. */
@@ -105,6 +108,7 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
     readOnly,
     origin: viaXargs ? 'xargs' : command.origin,
     wrappers: command.unwrapped.wrappers,
+    indirectReads: indirectReadsOf(inner.argv, command.unwrapped.xargs),
   };
 }
 
