@@ -275,6 +275,27 @@ const gitGlobalValued = new Set([
 ]);
 
 /**
+ * git grep options whose value may come as the next word. Only grep's: taking a word for a value makes
+ * the blob check see fewer revisions, so a guess here must never be wrong.
+ */
+const gitGrepSeparateValue = new Set([
+  '-e',
+  '-f',
+  '-A',
+  '-B',
+  '-C',
+  '-m',
+  '--regexp',
+  '--file',
+  '--max-depth',
+  '--max-count',
+  '--threads',
+  '--after-context',
+  '--before-context',
+  '--context',
+]);
+
+/**
  * A revision that can only name a commit (`HEAD~1`, `main^`, `a..b`, `x^{commit}`). Any other name,
  * HEAD included, may point at a blob: `git tag t BLOB` and `git symbolic-ref HEAD refs/tags/t` work.
  */
@@ -337,7 +358,11 @@ function gitRead(args: readonly string[]): IndirectRead | undefined {
     return options.some((arg) => /^--blob(?:=|$)/.test(arg))
       ? history('a blob (git config --blob)')
       : undefined;
-  const operands = beforeSeparator.filter((arg) => !arg.startsWith('-'));
+  const operands = beforeSeparator.filter(
+    (arg, position) =>
+      !arg.startsWith('-') &&
+      !(subcommand === 'grep' && gitGrepSeparateValue.has(beforeSeparator[position - 1] ?? '')),
+  );
   if (subcommand === 'cat-file') {
     if (options.some((arg) => /^--batch(?:-command)?(?:=|$)/.test(arg)))
       return history('objects git cat-file --batch names on stdin');
@@ -397,6 +422,9 @@ export function indirectReadsOf(
           : `files whose names xargs reads from ${xargs.argFile}`,
       outside: xargs.argFile !== undefined,
     });
+  // `find … -exec cat {} +` opens whatever the walk finds, not names on the line.
+  if (program === 'find' && args.some((arg) => /^-(?:exec|execdir|ok|okdir)$/.test(arg)))
+    reads.push({ kind: 'names', what: 'files find hands to the program it runs', outside: false });
   const listed = nameListRead(program, args);
   if (listed) reads.push({ kind: 'names', what: listed, outside: true });
   if (['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk'].includes(program)) {
