@@ -94,6 +94,7 @@ const leaking = [
   'du --files0-from list0 -b',
   'sort --files0-from=list0',
   'xargs -a list cat',
+  'xargs -a .env',
   'xargs -alist cat',
   'xargs --arg-file=list cat',
   'xargs --arg=list cat',

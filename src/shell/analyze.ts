@@ -82,7 +82,11 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
   const redirectWrites = command.redirects
     .filter((redirect) => outputOperators.has(redirect.operator) && !isReadOnlyRedirect(redirect))
     .map((redirect) => redirect.target);
-  const reads = command.redirects
+  // `xargs -a FILE` reads FILE as `xargs < FILE` would: the engine checks it like an input redirect.
+  const argFile = command.unwrapped.xargs?.argFile;
+  const redirects =
+    argFile === undefined ? command.redirects : [...command.redirects, { operator: '<', target: argFile }];
+  const reads = redirects
     .filter((redirect) => redirect.operator === '<' || redirect.operator === '<>')
     .map((redirect) => redirect.target);
   const writes = redirectWrites.concat(writeTargetsOf(inner.argv, innerKinds));
@@ -99,7 +103,7 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
     rawArgv: command.argv,
     argKinds: innerKinds,
     envVars: inner.envVars,
-    redirects: command.redirects,
+    redirects,
     text: formatArgv(inner.argv),
     sourceText: command.text,
     cwd: command.cwd,

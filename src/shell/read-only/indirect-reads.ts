@@ -63,6 +63,17 @@ const nameListOptions: Readonly<Record<string, NameListOptions>> = {
         ? 'files named in a 7z list file'
         : undefined,
   },
+  parallel: { long: ['--arg-file'], short: 'a', words: ['::::', '::::+'] },
+  pax: {
+    check: (args) =>
+      args.some((arg) => /^-[^-]*w/.test(arg)) ? 'files whose names pax reads from stdin' : undefined,
+  },
+  ctags: { short: 'L' },
+  cscope: { short: 'i' },
+  'clang-format': { long: ['--files'] },
+  rclone: { long: ['--files-from', '--files-from-raw'] },
+  // A curl config file can hold `-d @FILE` and `-T FILE`.
+  curl: { long: ['--config'], short: 'K' },
   md5sum: checksumNames,
   sha1sum: checksumNames,
   sha224sum: checksumNames,
