@@ -344,6 +344,8 @@ function stripWrapper(
       if (stop) return stop;
       continue;
     }
+    // `nice --10 cmd` is the legacy spelling of an adjustment of -10.
+    if (spec.numericFlag && /^--?\d+$/.test(word)) continue;
     if (word.startsWith('--')) {
       const equals = word.indexOf('=');
       const written = equals === -1 ? word : word.slice(0, equals);
@@ -363,7 +365,6 @@ function stripWrapper(
       continue;
     }
     if (word.startsWith('-') && word.length > 1) {
-      if (spec.numericFlag && /^-\d+$/.test(word)) continue;
       let consumedNext = false;
       for (let position = 1; position < word.length; position++) {
         const flag = `-${word[position] ?? ''}`;
