@@ -146,6 +146,9 @@ const gitHistoryReaders: string[] = [
   'git checkout -p',
   'git log --stdin -p',
   'git diff --pathspec-from-file=list',
+  'git -c core.worktree=/ diff -- src',
+  'GIT_WORK_TREE=/home/user git log -p -- src',
+  'GIT_DIR=/tmp/other/.git git show HEAD:src/a.ts',
 ];
 
 /** Neighbours that must stay allowed with the deny rule present. */

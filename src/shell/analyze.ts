@@ -112,7 +112,11 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
     readOnly,
     origin: viaXargs ? 'xargs' : command.origin,
     wrappers: command.unwrapped.wrappers,
-    indirectReads: indirectReadsOf(inner.argv, command.unwrapped.xargs),
+    indirectReads: indirectReadsOf(
+      inner.argv,
+      command.unwrapped.xargs,
+      inner.envVars.map((variable) => variable.name),
+    ),
   };
 }
 

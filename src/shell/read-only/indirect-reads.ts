@@ -340,16 +340,23 @@ function gitShowsContent(subcommand: string, rest: readonly string[], options: r
  * when it shows names and metadata only, or only paths its words name (a plain pathspec after `--`,
  * `REV:path`, blame's file).
  */
-function gitRead(args: readonly string[]): IndirectRead | undefined {
+function gitRead(args: readonly string[], environment: readonly string[]): IndirectRead | undefined {
   let index = 0;
   let literalPathspecs = false;
-  let otherRepository = false;
+  // GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_* and the like point git at other files.
+  let otherRepository = environment.some((name) => name.startsWith('GIT_'));
   for (; index < args.length; index++) {
     const word = args[index] ?? '';
     if (!word.startsWith('-')) break;
     const name = word.split('=')[0] ?? word;
     if (word === '--literal-pathspecs') literalPathspecs = true;
     if (['-C', '--git-dir', '--work-tree', '--namespace'].includes(name)) otherRepository = true;
+    // Configuration that moves the work tree or pulls in other files changes what git shows.
+    if (
+      (word === '-c' || word === '--config-env') &&
+      /^(?:core\.(?:worktree|bare)|include)/i.test(args[index + 1] ?? '')
+    )
+      otherRepository = true;
     if (gitGlobalValued.has(word)) index++;
   }
   const subcommand = args[index];
@@ -421,6 +428,7 @@ function gitRead(args: readonly string[]): IndirectRead | undefined {
 export function indirectReadsOf(
   argv: readonly string[],
   xargs?: { replace?: string; argFile?: string },
+  environment: readonly string[] = [],
 ): IndirectRead[] {
   const [program = '', ...args] = argv;
   const reads: IndirectRead[] = [];
@@ -447,7 +455,7 @@ export function indirectReadsOf(
     if (jq) reads.push({ kind: 'names', what: jq, outside: true });
   }
   if (program === 'git') {
-    const git = gitRead(args);
+    const git = gitRead(args, environment);
     if (git) reads.push(git);
   }
   return reads;
