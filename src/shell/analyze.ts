@@ -1,6 +1,7 @@
 import { resolveShellPath } from './cwd.ts';
 import { formatArgv } from './format-argv.ts';
 import { isReadOnlyRedirect, isReadOnlySimpleCommand } from './read-only/classify.ts';
+import { type IndirectRead, indirectReadsOf } from './read-only/indirect-reads.ts';
 import {
   type ArgKind,
   type CommandOrigin,
@@ -41,6 +42,8 @@ export interface AnalyzedSubcommand {
   origin: CommandOrigin;
   /** Wrappers removed, outermost first. */
   wrappers: string[];
+  /** What it reads that its words do not name (`--files0-from`, `xargs`, awk `ARGV`, git history). */
+  indirectReads: IndirectRead[];
 }
 
 /** What {@link analyzeCommand} returns. */
@@ -79,7 +82,11 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
   const redirectWrites = command.redirects
     .filter((redirect) => outputOperators.has(redirect.operator) && !isReadOnlyRedirect(redirect))
     .map((redirect) => redirect.target);
-  const reads = command.redirects
+  // `xargs -a FILE` reads FILE as `xargs < FILE` would: the engine checks it like an input redirect.
+  const argFile = command.unwrapped.xargs?.argFile;
+  const redirects =
+    argFile === undefined ? command.redirects : [...command.redirects, { operator: '<', target: argFile }];
+  const reads = redirects
     .filter((redirect) => redirect.operator === '<' || redirect.operator === '<>')
     .map((redirect) => redirect.target);
   const writes = redirectWrites.concat(writeTargetsOf(inner.argv, innerKinds));
@@ -96,7 +103,7 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
     rawArgv: command.argv,
     argKinds: innerKinds,
     envVars: inner.envVars,
-    redirects: command.redirects,
+    redirects,
     text: formatArgv(inner.argv),
     sourceText: command.text,
     cwd: command.cwd,
@@ -105,6 +112,11 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
     readOnly,
     origin: viaXargs ? 'xargs' : command.origin,
     wrappers: command.unwrapped.wrappers,
+    indirectReads: indirectReadsOf(
+      inner.argv,
+      command.unwrapped.xargs,
+      inner.envVars.map((variable) => variable.name),
+    ),
   };
 }
 

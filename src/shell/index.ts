@@ -11,6 +11,7 @@ export { isReadOnlyCommand } from './is-read-only-command.ts';
 export { isShellParserLoaded, loadShellParser } from './parser.ts';
 export { parseForSecurity } from './parse-for-security.ts';
 export { isReadOnlySimpleCommand, type ReadOnlyInput } from './read-only/classify.ts';
+export { type IndirectRead, indirectReadsOf } from './read-only/indirect-reads.ts';
 export { sedScriptReads } from './read-only/sed.ts';
 export {
   type ArgKind,

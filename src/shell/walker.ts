@@ -538,6 +538,7 @@ class Walker implements WordHost {
       origin: frame.origin,
     };
     const unwrapped = unwrapCommandDetailed(raw);
+    if (unwrapped.tooComplex !== undefined) tooComplex(unwrapped.tooComplex, node.type);
     checkCommandSemantics(raw, unwrapped, node);
     const commandCwd =
       unwrapped.chdir === undefined ? cwd : resolveChdir(cwd, unwrapped.chdir, this.options.home);

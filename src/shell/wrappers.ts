@@ -3,24 +3,49 @@ import { formatArgv } from './format-argv.ts';
 import type { ArgKind, EnvVar, SimpleCommand } from './types.ts';
 
 /**
- * Wrapper commands that run another command unchanged (`timeout 5 cmd`, `env X=1 cmd`, `sudo cmd`).
- * Each entry lists the wrapper's own options so that option values are never mistaken for the inner
- * command. A wrapper used with an option that is not listed is left as it is: the engine then sees
- * the wrapper itself, which no allow rule for the inner command covers.
+ * Wrapper commands that run another command (`timeout 5 cmd`, `env X=1 cmd`, `xargs cmd`). Every
+ * option of every wrapper is listed with what it does to the inner command (its EFFECT), so that a
+ * wrapper is only removed when everything it changes is carried onto the inner command:
+ *
+ * - `none`: nothing the permission engine judges (time limits, priorities, verbosity);
+ * - `chdir`: the inner command runs in the directory the value names (`env -C`, `sudo -D`);
+ * - `set-env` / `unset-env`: the value names an environment variable the inner command gets or loses
+ *   (`xargs --process-slot-var=PATH`, `env -u NAME`); it goes through the same class checks as
+ *   `NAME=x cmd`;
+ * - `clear-env`: every variable is removed, PATH included (`env -i`, `exec -c`);
+ * - `search-path`: the value is the PATH the program is looked up in (BSD `env -P`);
+ * - `arg-file`: the inner command's arguments are read from the file the value names (`xargs -a`);
+ * - `replace`: xargs substitutes input into the inner command's words;
+ * - `opaque`: the wrapper runs a program of its own, writes a file or changes the root
+ *   (`sudo -A`, `env -S`, `time -o`, `sudo -R`): it is not removed, so the engine judges the wrapper,
+ *   which is not read-only and which no allow rule for the inner command covers;
+ * - `not-wrapper`: the call does something else (`command -v`, `sudo -l`, `--help`).
+ *
+ * An option that is not listed, a long option that abbreviates none or several, or an option word
+ * only known at run time makes the call too complex: the engine cannot tell what the wrapper does.
  */
-interface WrapperSpec {
-  /** Short options without a value, as characters. */
-  shortFlags: string;
-  /** Short options that take a value (attached or as the next word). */
-  shortValue: string;
-  /** Short options whose value can only be attached (`xargs -i{}`). */
-  shortOptionalValue?: string;
-  longFlags: readonly string[];
-  longValue: readonly string[];
-  /** Long options with an optional `=value`. */
-  longOptionalValue?: readonly string[];
-  /** Options that mean "this is not a wrapper call" (`command -v`, `sudo -l`). */
-  notWrapper?: readonly string[];
+export type WrapperEffect =
+  | 'none'
+  | 'chdir'
+  | 'set-env'
+  | 'unset-env'
+  | 'clear-env'
+  | 'search-path'
+  | 'arg-file'
+  | 'replace'
+  | 'opaque'
+  | 'not-wrapper';
+
+/** One option: whether it takes a value (`optional` = only attached or after `=`) and its effect. */
+export interface WrapperOption {
+  arity: 'none' | 'value' | 'optional';
+  effect: WrapperEffect;
+}
+
+/** How one wrapper is called. */
+export interface WrapperSpec {
+  /** Every option (`-k`, `--kill-after`); an option not here makes the call too complex. */
+  options: Readonly<Record<string, WrapperOption>>;
   /** `NAME=value` words between the options and the command become environment variables. */
   assignments?: boolean;
   /** Positional words before the command, checked by this pattern (`timeout DURATION`). */
@@ -31,112 +56,171 @@ interface WrapperSpec {
   defaultCommand?: string;
 }
 
+/** Builds an option table: `['-k', '--kill-after']` share one entry. */
+function options(
+  ...entries: ReadonlyArray<
+    readonly [names: readonly string[], arity: WrapperOption['arity'], effect: WrapperEffect]
+  >
+): Record<string, WrapperOption> {
+  const table: Record<string, WrapperOption> = {};
+  for (const [names, arity, effect] of entries) for (const name of names) table[name] = { arity, effect };
+  return table;
+}
+
+/** `--help` and `--version` print and exit: the call runs nothing. */
+const informational = [['--help', '--version'], 'none', 'not-wrapper'] as const;
+
 const wrapperSpecs: Record<string, WrapperSpec> = {
   timeout: {
-    shortFlags: 'v',
-    shortValue: 'ks',
-    longFlags: ['--foreground', '--preserve-status', '--verbose'],
-    longValue: ['--kill-after', '--signal'],
+    options: options(
+      [['-k', '--kill-after'], 'value', 'none'],
+      [['-s', '--signal'], 'value', 'none'],
+      [['-v', '--verbose'], 'none', 'none'],
+      [['-f', '--foreground'], 'none', 'none'],
+      [['-p', '--preserve-status'], 'none', 'none'],
+      informational,
+    ),
     positional: /^\d+(\.\d+)?[smhd]?$/,
   },
-  // GNU time's -o/--output writes a file, so a `time -o` call is not unwrapped.
+  // GNU time; `-o FILE` writes the timing report to a file.
   time: {
-    shortFlags: 'pvqa',
-    shortValue: 'f',
-    longFlags: ['--portability', '--verbose', '--quiet', '--append'],
-    longValue: ['--format'],
+    options: options(
+      [['-p', '--portability'], 'none', 'none'],
+      [['-v', '--verbose'], 'none', 'none'],
+      [['-q', '--quiet'], 'none', 'none'],
+      [['-a', '--append'], 'none', 'none'],
+      [['-f', '--format'], 'value', 'none'],
+      [['-o', '--output'], 'value', 'opaque'],
+      [['-V'], 'none', 'not-wrapper'],
+      informational,
+    ),
   },
   nice: {
-    shortFlags: '',
-    shortValue: 'n',
-    longFlags: [],
-    longValue: ['--adjustment'],
+    options: options([['-n', '--adjustment'], 'value', 'none'], informational),
     numericFlag: true,
   },
-  nohup: { shortFlags: '', shortValue: '', longFlags: [], longValue: [] },
-  stdbuf: { shortFlags: '', shortValue: 'ioe', longFlags: [], longValue: ['--input', '--output', '--error'] },
+  nohup: { options: options(informational) },
+  // stdbuf preloads the system's libstdbuf; the modes only change buffering.
+  stdbuf: {
+    options: options(
+      [['-i', '--input'], 'value', 'none'],
+      [['-o', '--output'], 'value', 'none'],
+      [['-e', '--error'], 'value', 'none'],
+      informational,
+    ),
+  },
   env: {
-    shortFlags: 'i0v',
-    shortValue: 'uCaP',
-    longFlags: ['--ignore-environment', '--null', '--debug'],
-    longValue: ['--unset', '--chdir', '--argv0'],
-    longOptionalValue: ['--default-signal', '--ignore-signal', '--block-signal'],
+    options: options(
+      [['-i', '--ignore-environment', '-'], 'none', 'clear-env'],
+      [['-0', '--null'], 'none', 'not-wrapper'],
+      [['-u', '--unset'], 'value', 'unset-env'],
+      [['-C', '--chdir'], 'value', 'chdir'],
+      [['-S', '--split-string'], 'value', 'opaque'],
+      [['-v', '--debug'], 'none', 'none'],
+      [['-a', '--argv0'], 'value', 'none'],
+      [['-P'], 'value', 'search-path'],
+      [['-L', '-U'], 'value', 'opaque'],
+      [['--default-signal', '--ignore-signal', '--block-signal'], 'optional', 'none'],
+      [['--list-signal-handling'], 'none', 'none'],
+      informational,
+    ),
     assignments: true,
   },
-  command: { shortFlags: 'p', shortValue: '', longFlags: [], longValue: [], notWrapper: ['-v', '-V'] },
-  builtin: { shortFlags: '', shortValue: '', longFlags: [], longValue: [] },
-  exec: { shortFlags: 'cl', shortValue: 'a', longFlags: [], longValue: [] },
-  noglob: { shortFlags: '', shortValue: '', longFlags: [], longValue: [] },
-  setsid: { shortFlags: 'cfw', shortValue: '', longFlags: ['--ctty', '--fork', '--wait'], longValue: [] },
+  command: {
+    options: options([['-p'], 'none', 'none'], [['-v', '-V'], 'none', 'not-wrapper']),
+  },
+  builtin: { options: {} },
+  exec: {
+    options: options([['-c'], 'none', 'clear-env'], [['-l'], 'none', 'none'], [['-a'], 'value', 'none']),
+  },
+  noglob: { options: {} },
+  setsid: {
+    options: options(
+      [['-c', '--ctty'], 'none', 'none'],
+      [['-f', '--fork'], 'none', 'none'],
+      [['-w', '--wait'], 'none', 'none'],
+      informational,
+    ),
+  },
   ionice: {
-    shortFlags: 't',
-    shortValue: 'cn',
-    longFlags: ['--ignore'],
-    longValue: ['--class', '--classdata'],
-    notWrapper: ['-p', '-P', '-u', '--pid', '--pgid', '--uid'],
+    options: options(
+      [['-c', '--class'], 'value', 'none'],
+      [['-n', '--classdata'], 'value', 'none'],
+      [['-t', '--ignore'], 'none', 'none'],
+      [['-p', '-P', '-u', '--pid', '--pgid', '--uid'], 'value', 'not-wrapper'],
+      informational,
+    ),
+  },
+  // util-linux chrt: `chrt [options] PRIORITY command`.
+  chrt: {
+    options: options(
+      [
+        ['-b', '--batch', '-d', '--deadline', '-f', '--fifo', '-i', '--idle', '-o', '--other'],
+        'none',
+        'none',
+      ],
+      [['-r', '--rr', '-R', '--reset-on-fork', '-a', '--all-tasks', '-v', '--verbose'], 'none', 'none'],
+      [['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], 'value', 'none'],
+      [['-p', '--pid', '-m', '--max'], 'none', 'not-wrapper'],
+      informational,
+    ),
+    positional: /^\d+$/,
+  },
+  // util-linux taskset: `taskset [-c] MASK|LIST command`.
+  taskset: {
+    options: options(
+      [['-a', '--all-tasks', '-c', '--cpu-list'], 'none', 'none'],
+      [['-p', '--pid'], 'none', 'not-wrapper'],
+      informational,
+    ),
+    positional: /^(?:0x)?[0-9a-fA-F]+$|^[0-9][0-9,:-]*$/,
   },
   sudo: {
-    shortFlags: 'AbEHnPSiskBN',
-    shortValue: 'ugCDhprtTUR',
-    longFlags: [
-      '--askpass',
-      '--background',
-      '--preserve-env',
-      '--set-home',
-      '--login',
-      '--non-interactive',
-      '--preserve-groups',
-      '--shell',
-      '--stdin',
-      '--reset-timestamp',
-      '--bell',
-      '--no-update',
-    ],
-    longValue: [
-      '--user',
-      '--group',
-      '--close-from',
-      '--chdir',
-      '--host',
-      '--prompt',
-      '--role',
-      '--type',
-      '--command-timeout',
-      '--other-user',
-      '--chroot',
-    ],
-    longOptionalValue: ['--preserve-env'],
-    notWrapper: [
-      '-e',
-      '-l',
-      '-v',
-      '-K',
-      '-V',
-      '--edit',
-      '--list',
-      '--validate',
-      '--remove-timestamp',
-      '--version',
-    ],
+    options: options(
+      [['-A', '--askpass'], 'none', 'opaque'],
+      [['-b', '--background', '-n', '--non-interactive', '-S', '--stdin'], 'none', 'none'],
+      [['-E'], 'none', 'none'],
+      [['--preserve-env'], 'optional', 'none'],
+      [['-H', '--set-home', '-P', '--preserve-groups', '-k', '--reset-timestamp'], 'none', 'none'],
+      [['-B', '--bell', '-N', '--no-update'], 'none', 'none'],
+      // A login shell or `-s` runs the command through a shell as text.
+      [['-i', '--login', '-s', '--shell'], 'none', 'opaque'],
+      [['-u', '--user', '-g', '--group', '-C', '--close-from', '-h', '--host'], 'value', 'none'],
+      [['-p', '--prompt', '-r', '--role', '-t', '--type', '-T', '--command-timeout'], 'value', 'none'],
+      [['-U', '--other-user'], 'value', 'none'],
+      [['-D', '--chdir'], 'value', 'chdir'],
+      [['-R', '--chroot'], 'value', 'opaque'],
+      [
+        ['-e', '--edit', '-l', '--list', '-v', '--validate', '-K', '--remove-timestamp', '-V'],
+        'none',
+        'not-wrapper',
+      ],
+      informational,
+    ),
     assignments: true,
   },
-  doas: { shortFlags: 'nL', shortValue: 'u', longFlags: [], longValue: [], notWrapper: ['-s', '-C'] },
+  doas: {
+    options: options(
+      [['-n'], 'none', 'none'],
+      [['-u'], 'value', 'none'],
+      [['-L', '-s'], 'none', 'not-wrapper'],
+      [['-C'], 'value', 'not-wrapper'],
+    ),
+  },
   xargs: {
-    shortFlags: '0rtpxo',
-    shortValue: 'adEILnPs',
-    shortOptionalValue: 'eil',
-    longFlags: ['--null', '--no-run-if-empty', '--verbose', '--interactive', '--exit', '--open-tty'],
-    longValue: [
-      '--arg-file',
-      '--delimiter',
-      '--max-lines',
-      '--max-args',
-      '--max-procs',
-      '--max-chars',
-      '--process-slot-var',
-    ],
-    longOptionalValue: ['--eof', '--replace'],
-    notWrapper: ['--show-limits', '--help', '--version'],
+    options: options(
+      [['-0', '--null', '-r', '--no-run-if-empty', '-t', '--verbose'], 'none', 'none'],
+      [['-p', '--interactive', '-x', '--exit', '-o', '--open-tty'], 'none', 'none'],
+      [['-a', '--arg-file'], 'value', 'arg-file'],
+      [['-d', '--delimiter', '-E', '-L', '-n', '--max-args', '-P', '--max-procs'], 'value', 'none'],
+      [['-s', '--max-chars'], 'value', 'none'],
+      [['-e', '--eof', '-l', '--max-lines'], 'optional', 'none'],
+      [['-I'], 'value', 'replace'],
+      [['-i', '--replace'], 'optional', 'replace'],
+      [['--process-slot-var'], 'value', 'set-env'],
+      [['--show-limits'], 'none', 'not-wrapper'],
+      informational,
+    ),
     defaultCommand: 'echo',
   },
 };
@@ -144,90 +228,163 @@ const wrapperSpecs: Record<string, WrapperSpec> = {
 /** Names of the wrappers {@link unwrapCommand} removes. */
 export const wrapperNames: readonly string[] = Object.keys(wrapperSpecs);
 
+/** The option table of a wrapper (for tests and explanations). */
+export function wrapperSpec(name: string): WrapperSpec | undefined {
+  return own(wrapperSpecs, name);
+}
+
 /** What unwrapping found besides the inner command. */
 export interface UnwrapDetails {
   command: SimpleCommand;
   /** Wrappers removed, outermost first (`['nohup', 'timeout']`). */
   wrappers: string[];
-  /** Set when `xargs` supplies extra arguments read from stdin; `replace` is its `-I` string. */
-  xargs?: { replace?: string };
+  /**
+   * Set when `xargs` supplies extra arguments: `replace` is its `-I` string, `argFile` the file it
+   * reads them from (`-a FILE`; absent = stdin).
+   */
+  xargs?: { replace?: string; argFile?: string };
   /** A directory a wrapper changes to (`env -C dir`, `sudo -D dir`). */
   chdir?: string;
+  /** Why the wrappers cannot be judged (an unknown or computed option): the engine must ask. */
+  tooComplex?: string;
 }
 
-interface StripResult {
-  inner: number;
-  env: EnvVar[];
-  replace?: string;
-  chdir?: string;
-  usedDefault?: string;
-}
+type StripOutcome =
+  | {
+      kind: 'unwrapped';
+      inner: number;
+      env: EnvVar[];
+      replace?: string;
+      argFile?: string;
+      chdir?: string;
+      usedDefault?: string;
+    }
+  | { kind: 'leave' }
+  | { kind: 'too-complex'; reason: string };
 
 function isAssignment(word: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
 }
 
-/** Parses one wrapper's options; returns where the inner command starts, or null to leave it alone. */
+/**
+ * The option a long option word names: exact, or the one option it abbreviates (getopt_long accepts
+ * any unambiguous prefix, so `xargs --arg=list` is `--arg-file=list`). Undefined when it names none
+ * or several.
+ */
+function resolveLong(spec: WrapperSpec, name: string): string | undefined {
+  if (own(spec.options, name)) return name;
+  const matches = Object.keys(spec.options).filter(
+    (option) => option.startsWith('--') && option.startsWith(name),
+  );
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** Parses one wrapper's options and applies their effects. */
 function stripWrapper(
+  wrapper: string,
   spec: WrapperSpec,
   argv: readonly string[],
   kinds: readonly ArgKind[],
-): StripResult | null {
-  const result: StripResult = { inner: argv.length, env: [] };
-  let index = 1;
-  const literalAt = (position: number): boolean => (kinds[position] ?? 'literal') === 'literal';
-  const takeValue = (name: string, value: string): boolean => {
-    if (name === '-I' || name === '--replace' || name === '-i') result.replace = value || '{}';
-    if (name === '-C' || name === '--chdir' || name === '-D') result.chdir = value;
-    return true;
+): StripOutcome {
+  const result: Extract<StripOutcome, { kind: 'unwrapped' }> = {
+    kind: 'unwrapped',
+    inner: argv.length,
+    env: [],
   };
+  const literalAt = (position: number): boolean => (kinds[position] ?? 'literal') === 'literal';
+  const unknown = (word: string): StripOutcome => ({
+    kind: 'too-complex',
+    reason: `${wrapper} option ${word.slice(0, 40)} is not known, so what ${wrapper} runs cannot be checked; run the command without it`,
+  });
+  /** Applies one option; returns an outcome to stop with, or undefined to go on. */
+  const apply = (option: WrapperOption, value: string): StripOutcome | undefined => {
+    switch (option.effect) {
+      case 'none':
+        return undefined;
+      case 'opaque':
+      case 'not-wrapper':
+        return { kind: 'leave' };
+      case 'chdir':
+        result.chdir = value;
+        return undefined;
+      case 'set-env':
+      case 'unset-env':
+        result.env.push({ name: value, value: '', literal: true });
+        return undefined;
+      case 'clear-env':
+        // Clearing the environment unsets PATH too: the program is then looked up elsewhere.
+        result.env.push({ name: 'PATH', value: '', literal: true });
+        return undefined;
+      case 'search-path':
+        result.env.push({ name: 'PATH', value, literal: true });
+        return undefined;
+      case 'arg-file':
+        result.argFile = value;
+        return undefined;
+      case 'replace':
+        result.replace = value || '{}';
+        return undefined;
+    }
+  };
+  let index = 1;
   for (; index < argv.length; index++) {
     const word = argv[index] ?? '';
-    if (!literalAt(index)) return null;
-    if (spec.notWrapper?.some((flag) => word === flag || word.startsWith(`${flag}=`))) return null;
+    if (!literalAt(index))
+      return {
+        kind: 'too-complex',
+        reason: `a word after ${wrapper} is only known when the command runs, so what ${wrapper} does cannot be checked`,
+      };
     if (word === '--') {
       index++;
       break;
     }
+    const bare = word === '-' ? own(spec.options, '-') : undefined;
+    if (bare) {
+      const stop = apply(bare, '');
+      if (stop) return stop;
+      continue;
+    }
+    // `nice --10 cmd` is the legacy spelling of an adjustment of -10.
+    if (spec.numericFlag && /^--?\d+$/.test(word)) continue;
     if (word.startsWith('--')) {
-      const [name = '', value] = splitLong(word);
-      if (spec.longFlags.includes(name) && value === undefined) continue;
-      if (spec.longOptionalValue?.includes(name)) {
-        if (name === '--replace') result.replace = value ?? '{}';
-        continue;
+      const equals = word.indexOf('=');
+      const written = equals === -1 ? word : word.slice(0, equals);
+      const name = resolveLong(spec, written);
+      const option = name === undefined ? undefined : own(spec.options, name);
+      if (!option) return unknown(written);
+      let value = equals === -1 ? undefined : word.slice(equals + 1);
+      if (option.arity === 'none' && value !== undefined) return unknown(word);
+      if (option.arity === 'value' && value === undefined) {
+        index++;
+        if (index >= argv.length) return { kind: 'leave' };
+        if (!literalAt(index)) return unknown(`${written} with a computed value`);
+        value = argv[index] ?? '';
       }
-      if (spec.longValue.includes(name)) {
-        if (value !== undefined) takeValue(name, value);
-        else {
-          index++;
-          if (index >= argv.length || !literalAt(index)) return null;
-          takeValue(name, argv[index] ?? '');
-        }
-        continue;
-      }
-      return null;
+      const stop = apply(option, value ?? '');
+      if (stop) return stop;
+      continue;
     }
     if (word.startsWith('-') && word.length > 1) {
-      if (spec.numericFlag && /^-\d+$/.test(word)) continue;
       let consumedNext = false;
       for (let position = 1; position < word.length; position++) {
-        const flag = word[position] ?? '';
-        if (spec.notWrapper?.includes(`-${flag}`)) return null;
-        if (spec.shortOptionalValue?.includes(flag)) {
-          if (flag === 'i') result.replace = word.slice(position + 1) || '{}';
-          break;
+        const flag = `-${word[position] ?? ''}`;
+        const option = own(spec.options, flag);
+        if (!option) return unknown(flag);
+        if (option.arity === 'none') {
+          const stop = apply(option, '');
+          if (stop) return stop;
+          continue;
         }
-        if (spec.shortValue.includes(flag)) {
-          const attached = word.slice(position + 1);
-          if (attached) takeValue(`-${flag}`, attached);
-          else {
-            if (index + 1 >= argv.length || !literalAt(index + 1)) return null;
-            takeValue(`-${flag}`, argv[index + 1] ?? '');
-            consumedNext = true;
-          }
-          break;
+        let value = word.slice(position + 1);
+        if (value === '' && option.arity === 'value') {
+          if (index + 1 >= argv.length) return { kind: 'leave' };
+          if (!literalAt(index + 1)) return unknown(`${flag} with a computed value`);
+          value = argv[index + 1] ?? '';
+          consumedNext = true;
         }
-        if (!spec.shortFlags.includes(flag)) return null;
+        const stop = apply(option, value);
+        if (stop) return stop;
+        break;
       }
       if (consumedNext) index++;
       continue;
@@ -236,7 +393,10 @@ function stripWrapper(
   }
   if (spec.positional) {
     const word = argv[index];
-    if (word === undefined || !literalAt(index) || !spec.positional.test(word)) return null;
+    if (word === undefined) return { kind: 'leave' };
+    if (!literalAt(index))
+      return { kind: 'too-complex', reason: `the ${wrapper} argument ${word.slice(0, 40)} is computed` };
+    if (!spec.positional.test(word)) return { kind: 'leave' };
     index++;
   }
   if (spec.assignments) {
@@ -252,16 +412,11 @@ function stripWrapper(
     }
   }
   if (index >= argv.length) {
-    if (!spec.defaultCommand) return null;
+    if (!spec.defaultCommand) return { kind: 'leave' };
     result.usedDefault = spec.defaultCommand;
   }
   result.inner = index;
   return result;
-}
-
-function splitLong(word: string): [string, string | undefined] {
-  const equals = word.indexOf('=');
-  return equals === -1 ? [word, undefined] : [word.slice(0, equals), word.slice(equals + 1)];
 }
 
 /**
@@ -285,11 +440,19 @@ export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
     const name = systemProgramName(written);
     const spec = own(wrapperSpecs, name);
     if (!spec) break;
-    const stripped = stripWrapper(spec, argv, kinds);
-    if (!stripped) break;
+    const stripped = stripWrapper(name, spec, argv, kinds);
+    if (stripped.kind === 'too-complex') {
+      details.tooComplex = stripped.reason;
+      break;
+    }
+    if (stripped.kind === 'leave') break;
     details.wrappers.push(name);
     envVars = envVars.concat(stripped.env);
-    if (name === 'xargs') details.xargs = stripped.replace === undefined ? {} : { replace: stripped.replace };
+    if (name === 'xargs') {
+      details.xargs = {};
+      if (stripped.replace !== undefined) details.xargs.replace = stripped.replace;
+      if (stripped.argFile !== undefined) details.xargs.argFile = stripped.argFile;
+    }
     if (stripped.chdir !== undefined) details.chdir = stripped.chdir;
     if (stripped.usedDefault) {
       argv = [stripped.usedDefault];
@@ -323,8 +486,8 @@ export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
 
 /**
  * The command inside any known wrappers (`timeout 5 nice -n 2 git status` → `git status`), with
- * the environment the wrappers add (`env A=1 x` → `x` with `A=1`). Unknown wrappers and wrappers
- * used with unknown options are not removed.
+ * the environment the wrappers add (`env A=1 x` → `x` with `A=1`). Wrappers used with options that
+ * change what runs are not removed.
  */
 export function unwrapCommand(command: SimpleCommand): SimpleCommand {
   return unwrapCommandDetailed(command).command;

@@ -323,6 +323,56 @@ function globReachingDeniedPath(
 }
 
 /**
+ * The directory a git call in `cwd` may show tracked files of: the working directory holding `cwd`
+ * (the repository root is at or above `cwd`, and a project is its own repository), or `/` when `cwd`
+ * is outside every working directory.
+ */
+function repositoryScope(cwd: string, workspace: Workspace): string {
+  const directories = [workspace.projectRoot, ...workspace.additionalDirectories];
+  return directories.find((directory) => isInsideDirectory(cwd, directory)) ?? '/';
+}
+
+/**
+ * The read deny rules an indirect read may dodge: every one when file names come from elsewhere; for
+ * git history, those whose files may be tracked in the repository around `cwd`.
+ */
+function dodgeableReadDeny(
+  read: { kind: 'names' | 'history' },
+  cwd: string,
+  context: SubcommandCheckContext,
+): PermissionRule | undefined {
+  if (read.kind === 'names') return context.pathRules.readDeny[0];
+  const scope = repositoryScope(cwd, context.workspace);
+  return context.pathRules.readDeny.find((rule) => {
+    const prefix = pathRuleLiteralPrefix(rule, context.workspace);
+    return isInsideDirectory(prefix, scope) || isInsideDirectory(scope, prefix);
+  });
+}
+
+/** An ask when the command reads files its words do not name and a read deny rule could be dodged. */
+function indirectReadAsk(
+  subcommand: AnalyzedSubcommandLike,
+  context: SubcommandCheckContext,
+): AskVerdict | undefined {
+  if (context.pathRules.readDeny.length === 0) return undefined;
+  const label = `\`${subcommand.text.trim()}\``;
+  for (const read of subcommand.indirectReads ?? []) {
+    const rule = dodgeableReadDeny(read, subcommand.cwd ?? context.workspace.cwd, context);
+    if (!rule) continue;
+    const next =
+      read.kind === 'history'
+        ? 'name a commit (REV~0) and the files after `--` (git diff REV~0 -- src/app.ts), or ask the user'
+        : 'name the files in the command itself, or ask the user';
+    return ask(
+      'safety',
+      `${label} reads ${read.what}, so ${describeRule(rule)} cannot be checked before it runs; ${next}`,
+      { rule, classifierApprovable: false },
+    );
+  }
+  return undefined;
+}
+
+/**
  * A path argument of a command that is not read-only and that an Edit deny rule covers, or a directory
  * holding such paths: the analyser knows the write targets of common commands only, and `git checkout
  * -- src/a.ts` or `git restore src` write what they name.
@@ -463,6 +513,8 @@ export function checkSubcommand(
   const critical = checkCriticalRemoval(subcommand, context);
   if (critical) return critical;
   if (writes && !ruleMaySettleWrites) return writes;
+  const indirect = indirectReadAsk(subcommand, context);
+  if (indirect) return indirect;
   if (unknownRead !== undefined && context.pathRules.readDeny.length > 0) {
     return ask(
       'safety',
@@ -559,6 +611,15 @@ export function checkSubcommand(
       return ask('workspace', `${label} runs in a directory only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
       });
+    const hidden = subcommand.indirectReads?.find((read) => read.outside);
+    if (hidden)
+      return ask(
+        'workspace',
+        `${label} reads ${hidden.what}, which may lie outside the working directories; name the files in the command itself`,
+        {
+          suggestions: [suggestRule(subcommand, context.family)],
+        },
+      );
     if (reading && runtimePath !== undefined)
       return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],

@@ -43,9 +43,13 @@ function scriptReads(subcommand: AnalyzedSubcommandLike): {
   return { scripts: new Set(reads.scriptIndexes.map((index) => index + 1)), files: reads.files };
 }
 
+/** How many directories above `cwd` a git `REV:path` is also tried from. */
+const maxRepositoryDepth = 8;
+
 /** Every plausible path a subcommand reads. */
 export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: string): PathCandidate[] {
   const script = scriptReads(subcommand);
+  const gitProgram = subcommand.argv[0] === 'git';
   const words = subcommand.argv
     .map((word, index) => ({
       word,
@@ -79,8 +83,19 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
     const slash = expanded.indexOf('/');
     if (slash > 0) fragments.add(expanded.slice(slash));
     const colon = expanded.indexOf(':');
-    if (colon >= 0 && !expanded.slice(0, colon).includes('/') && !expanded.includes('://'))
-      fragments.add(expanded.slice(colon + 1));
+    if (colon >= 0 && !expanded.slice(0, colon).includes('/') && !expanded.includes('://')) {
+      const inside = expanded.slice(colon + 1);
+      fragments.add(inside);
+      // git's `REV:path` is relative to the repository root, which may be any directory above.
+      if (gitProgram && inside !== '' && !/^\.\.?(?:\/|$)|^\//.test(inside))
+        for (let depth = 1; depth <= maxRepositoryDepth; depth++)
+          fragments.add(`${'../'.repeat(depth)}${inside}`);
+    }
+    // `@file`: a response file (`strings @list`) or curl's `-d @file`.
+    const at = expanded.indexOf('@');
+    if (at >= 0 && at < expanded.length - 1) fragments.add(expanded.slice(at + 1));
+    const atEquals = expanded.indexOf('=@');
+    if (atEquals >= 0) fragments.add(expanded.slice(atEquals + 2));
     const tilde = expanded.indexOf('~');
     if (tilde > 0) fragments.add(expanded.slice(tilde));
     for (const path of primary) if (path !== '') candidates.push({ path, primary: true });

@@ -33,6 +33,11 @@ export interface AnalyzedSubcommandLike {
   origin?: string;
   /** Parallel to argv: whether each word is known before the command runs. */
   argKinds?: ReadonlyArray<'literal' | 'glob' | 'dynamic'>;
+  /**
+   * What it reads that its words do not name: `names` of files from a list file, stdin or a script
+   * (`outside` when they may lie outside the working directories), or git `history` contents.
+   */
+  indirectReads?: ReadonlyArray<{ kind: 'names' | 'history'; what: string; outside: boolean }>;
 }
 
 /** What analysing a whole command line gives. */
