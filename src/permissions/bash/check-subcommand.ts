@@ -388,7 +388,10 @@ function withKnownCwd(subcommand: AnalyzedSubcommandLike, workspace: Workspace):
 
 /** What following the links under the directories a command reads adds to what it reads. */
 interface LinkReads {
+  /** Every link met: deny rules are tried on each. */
   paths: CanonicalPath[];
+  /** The links whose targets it reads (for a names-only walk, only links to directories). */
+  reads: CanonicalPath[];
   /** A directory whose links could not all be looked at (too many entries). */
   unchecked?: string;
 }
@@ -406,7 +409,7 @@ function linkTargetsRead(
 ): LinkReads {
   const { workspace } = context;
   const following = linkFollowingRead(subcommand.argv);
-  if (!following.follows || !workspace.scanLinks) return { paths: [] };
+  if (!following.follows || !workspace.scanLinks) return { paths: [], reads: [] };
   const within = workingDirectories(workspace);
   const scans = readPaths.map((path) => ({ path, scan: workspace.scanLinks?.(path.physical, within) }));
   if (following.defaultsToCwd && scans.every((entry) => entry.scan === undefined)) {
@@ -414,12 +417,15 @@ function linkTargetsRead(
     if (!isUnresolvable(here)) scans.push({ path: here, scan: workspace.scanLinks(here.physical, within) });
   }
   const namesOnly = namesOnlyCommands.has(subcommand.argv[0] ?? '');
-  const result: LinkReads = { paths: [] };
+  const result: LinkReads = { paths: [], reads: [] };
   for (const { path, scan } of scans) {
     if (scan === undefined) continue;
     if (!scan.complete) result.unchecked ??= path.lexical;
-    for (const link of scan.links)
-      if (!namesOnly || link.directory) result.paths.push({ lexical: link.path, physical: link.target });
+    for (const link of scan.links) {
+      const path = { lexical: link.path, physical: link.target };
+      result.paths.push(path);
+      if (!namesOnly || link.directory) result.reads.push(path);
+    }
   }
   return result;
 }
@@ -502,8 +508,8 @@ export function checkSubcommand(
         rule,
         steps: [ruleStep(rule, 'deny', `${label} follows a link to ${path.physical}.`)],
       };
-    readPaths.push(path);
   }
+  readPaths.push(...linkReads.reads);
   if (linkReads.unchecked !== undefined) unknownRead ??= `the links under ${linkReads.unchecked}`;
   const globRead = globReachingDeniedPath(subcommand, context);
   if (globRead) unknownRead ??= globRead;
