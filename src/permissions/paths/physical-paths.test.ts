@@ -207,9 +207,14 @@ describe('the engine never allows a read whose kernel target is outside or denie
               );
             if (behavior === 'allow') allowed++;
             // Benign neighbours: no `..` after a link and everything inside stays allowed.
+            const holdsDenied =
+              rules.deny.length > 0 &&
+              kernel !== undefined &&
+              isInsideDirectory(join(project, 'secret'), kernel);
             if (
               !spelling.includes('..') &&
               !unsafe &&
+              !holdsDenied &&
               kernel !== undefined &&
               isInsideDirectory(lexical, project)
             )
