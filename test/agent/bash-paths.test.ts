@@ -50,7 +50,7 @@ async function open(env: Record<string, string> = {}): Promise<Session> {
     cwd: project,
     home: join(root, 'home'),
     env: { ...process.env, HOME: join(root, 'home'), ...env },
-    trustWorkspace: true,
+    trusted: true,
   });
   context = session.context;
   return session;
