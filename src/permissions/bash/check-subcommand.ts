@@ -616,7 +616,7 @@ export function checkSubcommand(
     if (reading && linkReads.unchecked !== undefined)
       return ask(
         'workspace',
-        `${label} follows symbolic links under ${linkReads.unchecked}, which holds too many entries to check where they lead`,
+        `${label} follows symbolic links under ${linkReads.unchecked}, which holds too many entries to check where they lead; search a smaller directory or drop the option that follows links`,
         { suggestions: [suggestRule(subcommand, context.family)] },
       );
     if (reading && runtimePath !== undefined)

@@ -112,7 +112,7 @@ export function joinUnfolded(directory: string, path: string): string {
  * parent. Such a path cannot be judged by one answer, so it is asked about.
  */
 export const ambiguousPathReason =
-  'the path uses `..` after a symbolic link, so it names different files for the kernel and for code that folds `..` first';
+  'the path uses `..` after a symbolic link, so it names different files for the kernel and for code that folds `..` first; spell it without `..` after a link';
 
 /**
  * Resolves a path a tool will touch. Relative paths start at `cwd`; `~/` at `home`. Anything the
