@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadShellParser, parseForSecurity } from '../src/shell/index.ts';
+import { canonicalizePath, fsRealpath, isUnresolvable } from '../src/permissions/paths/canonical-path.ts';
+import { analyzeCommand, loadShellParser, parseForSecurity } from '../src/shell/index.ts';
 
 /**
  * Differential test against real bash: whenever the analyser says a line is exactly one `printf`
@@ -98,5 +99,86 @@ describe.runIf(bash)('analyser agrees with bash on literal words', () => {
       expect(compared).toBeGreaterThan(0);
     },
     Math.max(30_000, runs * 50),
+  );
+});
+
+/**
+ * Differential test of `cd` against real bash, with real symlinks: where the engine resolves the
+ * directory a later subcommand runs in is bash's `pwd -P` there, or the engine treats it as unknown
+ * because bash's logical and physical `cd` really disagree.
+ */
+describe('cd lands where bash lands (real symlinks)', () => {
+  let root = '';
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(path.join(tmpdir(), 'efferent-cd-diff-')));
+    const project = path.join(root, 'proj');
+    mkdirSync(path.join(project, 'sub', 'deep'), { recursive: true });
+    mkdirSync(path.join(root, 'outside', 'proj'), { recursive: true });
+    symlinkSync('.', path.join(project, 'self'));
+    symlinkSync('..', path.join(project, 'up'));
+    symlinkSync('sub/deep', path.join(project, 'deep'));
+    symlinkSync('deep', path.join(project, 'chain'));
+    symlinkSync(path.join(root, 'outside'), path.join(project, 'out'));
+  });
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it.skipIf(!bash)(
+    'for every link x cd form',
+    async () => {
+      await loadShellParser();
+      const project = path.join(root, 'proj');
+      const forms = ['', '-P ', '-L '];
+      const operands = (link: string) => [
+        link,
+        `${link}/`,
+        `${link}/..`,
+        `${link}/../..`,
+        `./${link}//..`,
+        `${link}/./..`,
+        `${link}/../sub`,
+        `sub/../${link}`,
+      ];
+      let compared = 0;
+      let unknown = 0;
+      for (const link of ['self', 'up', 'deep', 'chain', 'out', 'sub'])
+        for (const form of forms)
+          for (const operand of operands(link)) {
+            const cd = `cd ${form}${operand}`;
+            const real = spawnSync('bash', ['--norc', '--noprofile', '-c', `${cd} 2>/dev/null && pwd -P`], {
+              cwd: project,
+              env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PWD: project },
+              encoding: 'utf8',
+            });
+            if (real.status !== 0) continue;
+            const analysis = analyzeCommand(`${cd} && pwd`, { cwd: project });
+            if (analysis.kind !== 'analyzed') throw new Error(`${cd}: ${analysis.kind}`);
+            const after = analysis.subcommands[1]?.cwd ?? null;
+            const resolved =
+              after === null ? undefined : canonicalizePath(after, { cwd: project, home: root }, fsRealpath);
+            if (resolved === undefined || isUnresolvable(resolved)) {
+              // Unknown only when bash's two kinds of cd really go to different places.
+              const logical = spawnSync(
+                'bash',
+                ['--norc', '--noprofile', '-c', `cd -L ${operand} && pwd -P`],
+                { cwd: project, env: { PWD: project }, encoding: 'utf8' },
+              ).stdout;
+              const physical = spawnSync(
+                'bash',
+                ['--norc', '--noprofile', '-c', `cd -P ${operand} && pwd -P`],
+                { cwd: project, env: { PWD: project }, encoding: 'utf8' },
+              ).stdout;
+              expect(logical, cd).not.toBe(physical);
+              unknown++;
+              continue;
+            }
+            expect(resolved.physical, cd).toBe(real.stdout.trim());
+            compared++;
+          }
+      expect(compared).toBeGreaterThan(60);
+      expect(unknown).toBeGreaterThan(10);
+    },
+    120_000,
   );
 });

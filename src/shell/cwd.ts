@@ -15,7 +15,12 @@ export function mergeCwd(left: string | null, right: string | null): string | nu
   return left === right ? left : null;
 }
 
-/** Resolves a path as the shell would see it from `cwd`; null when that cannot be known statically. */
+/**
+ * Resolves a path as the shell would see it from `cwd`; null when that cannot be known statically.
+ * `..` is kept, not folded: after a symbolic link it goes to the parent of the link's target, which
+ * only a resolver that looks at the disk can tell (the permission engine walks such paths as the
+ * kernel does). Empty and `.` components are dropped; they never change where a path leads.
+ */
 export function resolveShellPath(cwd: string | null, target: string, home?: string): string | null {
   let expanded = target;
   if (target === '~' || target.startsWith('~/')) {
@@ -24,9 +29,14 @@ export function resolveShellPath(cwd: string | null, target: string, home?: stri
   } else if (target.startsWith('~')) {
     return null;
   }
-  if (path.isAbsolute(expanded)) return path.resolve(expanded);
+  if (path.isAbsolute(expanded)) return withoutDotSegments(expanded);
   if (cwd === null || !path.isAbsolute(cwd)) return null;
-  return path.resolve(cwd, expanded);
+  return withoutDotSegments(`${cwd}/${expanded}`);
+}
+
+function withoutDotSegments(absolute: string): string {
+  const segments = absolute.split('/').filter((segment) => segment !== '' && segment !== '.');
+  return `/${segments.join('/')}`;
 }
 
 /** The directory a wrapper such as `env -C dir` switches to. */

@@ -562,8 +562,12 @@ class Walker implements WordHost {
       // `eval` runs in the current shell; `bash -c` in a child process.
       if (body.origin === 'eval') return result;
     }
-    const change = changeDirectory(inner, cwd, this.options.home);
-    if (!change) return { success: cwd, any: cwd };
+    const found = changeDirectory(inner, cwd, this.options.home);
+    if (!found) return { success: cwd, any: cwd };
+    // With CDPATH set by the command itself, `cd name` may go to any directory CDPATH lists.
+    const cdpath =
+      this.trackedVariables.has('CDPATH') || envVars.some((variable) => variable.name === 'CDPATH');
+    const change = cdpath ? { target: null } : found;
     this.cdCount++;
     if (!unwrapped.wrappers.every((name) => name === 'command' || name === 'builtin')) {
       // `timeout 5 cd x` runs an external cd (or fails): the shell's directory does not change.

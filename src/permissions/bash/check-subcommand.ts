@@ -1,15 +1,21 @@
 import type { PermissionMode, PermissionSuggestion } from '../../core/index.ts';
-import { isUnresolvable } from '../paths/canonical-path.ts';
+import { type CanonicalPath, isUnresolvable } from '../paths/canonical-path.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../paths/protected-paths.ts';
 import { findPathRule, pathRuleLiteralPrefix } from '../resolve/rule-match.ts';
 import { isInsideDirectory } from '../paths/canonical-path.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../resolve/verdict.ts';
-import { isInWorkspace, resolveInWorkspace, type Workspace } from '../resolve/workspace.ts';
+import {
+  isInWorkspace,
+  resolveInWorkspace,
+  type Workspace,
+  workingDirectories,
+} from '../resolve/workspace.ts';
 import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
 import {
   harmlessWriteTargets,
+  linkFollowingRead,
   namesOnlyCommands,
   readPathCandidates,
   searchesWorkingDirectory,
@@ -427,6 +433,65 @@ function embeddedRuleMatch(
 }
 
 /**
+ * The subcommand as the engine judges it: when the directory it runs in was reached through `..`
+ * after a symbolic link (`cd link/..`), bash's logical `cd` and the kernel disagree on where that is,
+ * so the directory counts as unknown and whatever it reads relative to it is asked about.
+ */
+function withKnownCwd(subcommand: AnalyzedSubcommandLike, workspace: Workspace): AnalyzedSubcommandLike {
+  if (subcommand.cwd === null || subcommand.cwd === workspace.cwd) return subcommand;
+  const directory = resolveInWorkspace(subcommand.cwd, workspace);
+  return isUnresolvable(directory) ? { ...subcommand, cwd: null } : subcommand;
+}
+
+/** What following the links under the directories a command reads adds to what it reads. */
+interface LinkReads {
+  /** Every link met: deny rules are tried on each. */
+  paths: CanonicalPath[];
+  /** The links whose targets it reads (for a names-only walk, only links to directories). */
+  reads: CanonicalPath[];
+  /** A directory whose links could not all be looked at (too many entries). */
+  unchecked?: string;
+}
+
+/**
+ * For a command that follows symbolic links while it recurses (`grep -R`, `rg -L`, `diff -r`,
+ * `cp -rL`, `find -L`, and any program not known to stay on its side of a link): every link under
+ * the directories it reads is a read of the link's target. A names-only walk (`find -L`, `du -L`)
+ * learns only what linked directories hold, so only those count for it.
+ */
+function linkTargetsRead(
+  subcommand: AnalyzedSubcommandLike,
+  readPaths: readonly CanonicalPath[],
+  context: SubcommandCheckContext,
+): LinkReads {
+  const { workspace } = context;
+  const following = linkFollowingRead(subcommand.argv);
+  if (!following.follows || !workspace.scanLinks) return { paths: [], reads: [] };
+  const within = workingDirectories(workspace);
+  const scans = readPaths.map((path) => ({ path, scan: workspace.scanLinks?.(path.physical, within) }));
+  if (following.defaultsToCwd && scans.every((entry) => entry.scan === undefined)) {
+    const here = resolveFrom('.', subcommand, workspace);
+    if (!isUnresolvable(here)) scans.push({ path: here, scan: workspace.scanLinks(here.physical, within) });
+  }
+  const namesOnly = namesOnlyCommands.has(subcommand.argv[0] ?? '');
+  const result: LinkReads = { paths: [], reads: [] };
+  for (const { path, scan } of scans) {
+    if (scan === undefined) continue;
+    if (!scan.complete) result.unchecked ??= path.lexical;
+    for (const link of scan.links) {
+      const path = { lexical: link.path, physical: link.target };
+      result.paths.push(path);
+      if (!namesOnly || link.directory) result.reads.push(path);
+    }
+  }
+  return result;
+}
+
+/** A path for messages: the link and, when it leads elsewhere, its target. */
+const describePath = (path: CanonicalPath) =>
+  path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
+
+/**
  * Runs the per-subcommand steps: deny rules, path deny rules on what it reads and writes, ask rules,
  * critical removals, write targets, allow rules, acceptEdits file commands, the read-only default.
  * Returns undefined when nothing allowed it (the caller asks).
@@ -436,6 +501,7 @@ export function checkSubcommand(
   context: SubcommandCheckContext,
 ): Verdict | undefined {
   const { workspace } = context;
+  subcommand = withKnownCwd(subcommand, workspace);
   const spellings = denySpellings(subcommand);
   const label = `\`${subcommand.text.trim()}\``;
   const denyRule = context.shellRules.deny.find((rule) => shellRuleMatches(rule, spellings));
@@ -452,7 +518,9 @@ export function checkSubcommand(
   let unknownRead: string | undefined;
   // A path only known when the command runs (`$XDG_CONFIG_HOME/x`, `~other/x`, `$(…)`) may be anywhere.
   let runtimePath: string | undefined;
-  const readPaths = [];
+  // A path whose `..` follows a symbolic link names two files; neither answer can be trusted.
+  let ambiguousRead: string | undefined;
+  const readPaths: CanonicalPath[] = [];
   for (const candidate of readPathCandidates(subcommand, workspace.home)) {
     if ('unknown' in candidate) {
       unknownRead ??= candidate.unknown;
@@ -460,6 +528,11 @@ export function checkSubcommand(
       continue;
     }
     const path = resolveFrom(candidate.path, subcommand, workspace);
+    if (isUnresolvable(path) && path.ambiguous) {
+      unknownRead ??= candidate.path;
+      if (candidate.primary) ambiguousRead ??= candidate.path;
+      continue;
+    }
     if (isUnresolvable(path)) {
       if (candidate.primary) {
         unknownRead ??= candidate.path;
@@ -482,6 +555,19 @@ export function checkSubcommand(
     if (isUnresolvable(here)) unknownRead ??= 'the directory it searches';
     else readPaths.push(here);
   }
+  const linkReads = linkTargetsRead(subcommand, readPaths, context);
+  for (const path of linkReads.paths) {
+    const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
+    if (rule)
+      return {
+        behavior: 'deny',
+        reason: `${label} follows the symbolic link ${describePath(path)}, denied by ${describeRule(rule)}`,
+        rule,
+        steps: [ruleStep(rule, 'deny', `${label} follows a link to ${path.physical}.`)],
+      };
+  }
+  readPaths.push(...linkReads.reads);
+  if (linkReads.unchecked !== undefined) unknownRead ??= `the links under ${linkReads.unchecked}`;
   const globRead = globReachingDeniedPath(subcommand, context);
   if (globRead) unknownRead ??= globRead;
   const coveringDirectory = namesOnlyCommands.has(subcommand.argv[0] ?? '')
@@ -583,6 +669,8 @@ export function checkSubcommand(
       acceptEditsCommands.has(program) &&
       blocker === undefined &&
       runtimePath === undefined &&
+      ambiguousRead === undefined &&
+      linkReads.unchecked === undefined &&
       readPaths.every(
         (path) =>
           isInWorkspace(path, workspace) &&
@@ -620,13 +708,25 @@ export function checkSubcommand(
           suggestions: [suggestRule(subcommand, context.family)],
         },
       );
+    if (reading && ambiguousRead !== undefined)
+      return ask(
+        'safety',
+        `${label} reads ${ambiguousRead}, where \`..\` follows a symbolic link, so the kernel and a logical \`cd\` would read different files; spell the path without \`..\` after a link`,
+        { classifierApprovable: false },
+      );
+    if (reading && linkReads.unchecked !== undefined)
+      return ask(
+        'workspace',
+        `${label} follows symbolic links under ${linkReads.unchecked}, which holds too many entries to check where they lead; search a smaller directory or drop the option that follows links`,
+        { suggestions: [suggestRule(subcommand, context.family)] },
+      );
     if (reading && runtimePath !== undefined)
       return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
       });
     const outside = reads.find((path) => !isInWorkspace(path, workspace));
     if (outside)
-      return ask('workspace', `${label} reads ${outside.lexical}, outside the working directories`, {
+      return ask('workspace', `${label} reads ${describePath(outside)}, outside the working directories`, {
         suggestions: [suggestRule(subcommand, context.family)],
       });
     return {

@@ -205,3 +205,105 @@ export function searchesWorkingDirectory(argv: readonly string[]): boolean {
   }
   return operands.length <= (patternGiven ? 0 : 1);
 }
+
+/**
+ * Programs known not to follow symbolic links met while recursing (or never to recurse at all), and
+ * the options that make them follow. Everything not listed is assumed to follow: a program the table
+ * does not know that reads a directory may read whatever the links under it lead to.
+ */
+const linkPolicies: Readonly<
+  Record<string, { follows: (args: readonly string[]) => boolean; defaultsToCwd?: true }>
+> = {
+  grep: {
+    follows: (args) => hasShortFlag(args, 'R') || args.includes('--dereference-recursive'),
+    defaultsToCwd: true,
+  },
+  egrep: {
+    follows: (args) => hasShortFlag(args, 'R') || args.includes('--dereference-recursive'),
+    defaultsToCwd: true,
+  },
+  fgrep: {
+    follows: (args) => hasShortFlag(args, 'R') || args.includes('--dereference-recursive'),
+    defaultsToCwd: true,
+  },
+  rg: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--follow'), defaultsToCwd: true },
+  ag: { follows: (args) => hasShortFlag(args, 'f') || args.includes('--follow'), defaultsToCwd: true },
+  ack: { follows: (args) => args.includes('--follow'), defaultsToCwd: true },
+  fd: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--follow'), defaultsToCwd: true },
+  fdfind: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--follow'), defaultsToCwd: true },
+  find: { follows: (args) => args.includes('-L') || args.includes('-follow'), defaultsToCwd: true },
+  ls: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--dereference'), defaultsToCwd: true },
+  du: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--dereference'), defaultsToCwd: true },
+  tree: { follows: (args) => hasShortFlag(args, 'l') || args.includes('--follow'), defaultsToCwd: true },
+  cp: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--dereference') },
+  chmod: { follows: (args) => hasShortFlag(args, 'L') },
+  chown: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--dereference') },
+  chgrp: { follows: (args) => hasShortFlag(args, 'L') || args.includes('--dereference') },
+  tar: {
+    follows: (args) =>
+      hasShortFlag(args, 'h') || args.includes('--dereference') || /^[A-Za-z]*h/.test(args[0] ?? ''),
+  },
+  rsync: {
+    follows: (args) =>
+      hasShortFlag(args, 'L') ||
+      hasShortFlag(args, 'k') ||
+      args.some((arg) => /^--copy-(links|unsafe-links|dirlinks)$/.test(arg)),
+  },
+};
+
+/** Programs that never walk into a directory they are given (they read files, or only names). */
+const nonDescending = new Set([
+  ...namesOnlyCommands,
+  'git',
+  'cat',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'wc',
+  'sort',
+  'uniq',
+  'cut',
+  'nl',
+  'od',
+  'xxd',
+  'hexdump',
+  'strings',
+  'md5sum',
+  'sha1sum',
+  'sha224sum',
+  'sha256sum',
+  'sha384sum',
+  'sha512sum',
+  'b2sum',
+  'cksum',
+  'jq',
+  'tac',
+  'rev',
+  'base64',
+  'cmp',
+  'mv',
+  'rm',
+  'rmdir',
+  'sed',
+]);
+
+/** True when a short-option word (`-rL`, `-L`) carries `flag`. */
+function hasShortFlag(args: readonly string[], flag: string): boolean {
+  return args.some((arg) => /^-[A-Za-z0-9]+$/.test(arg) && arg.slice(1).includes(flag));
+}
+
+/**
+ * Whether a command reading a directory also reads what symbolic links under it lead to, and
+ * whether it reads the directory it runs in when given none (`find -L`, `grep -R KEY`).
+ */
+export function linkFollowingRead(argv: readonly string[]): { follows: boolean; defaultsToCwd: boolean } {
+  const [program = '', ...args] = argv;
+  const name = program.slice(program.lastIndexOf('/') + 1);
+  const policy = Object.hasOwn(linkPolicies, name) ? linkPolicies[name] : undefined;
+  if (policy) {
+    const follows = policy.follows(args);
+    return { follows, defaultsToCwd: follows && policy.defaultsToCwd === true };
+  }
+  return { follows: !nonDescending.has(name), defaultsToCwd: false };
+}

@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
+import { isAbsolute, join, posix, relative } from 'node:path';
 
 /**
  * Canonical paths for permission checks: a path is judged both as written (the link) and as the
@@ -10,26 +10,32 @@ import { dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
 /** Resolves an existing path to its real location, or returns undefined when it does not exist. */
 export type RealpathFn = (path: string) => string | undefined;
 
+/** The kernel's limit on symbolic links followed while resolving one path (Linux: 40). */
+const maxLinkHops = 40;
+
 /**
  * The real filesystem, for production use. A dangling symlink still resolves to where it points
- * (its target may be created later, and a deny rule on the target must already apply).
+ * (its target may be created later, and a deny rule on the target must already apply); its target
+ * is resolved component by component as the kernel would, so `..` in it applies physically too.
  */
-export const fsRealpath: RealpathFn = (path) => {
-  let current = path;
-  for (let hops = 0; hops < 40; hops++) {
+export const fsRealpath: RealpathFn = (path) => fsRealpathWithin(path, 0);
+
+function fsRealpathWithin(path: string, hops: number): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    let target: string;
     try {
-      return realpathSync.native(current);
+      if (!lstatSync(path).isSymbolicLink()) return undefined;
+      target = readlinkSync(path);
     } catch {
-      try {
-        if (!lstatSync(current).isSymbolicLink()) return undefined;
-        current = resolve(dirname(current), readlinkSync(current));
-      } catch {
-        return hops === 0 ? undefined : current;
-      }
+      return undefined;
     }
+    if (hops >= maxLinkHops) return path;
+    const next = isAbsolute(target) ? target : `${posix.dirname(path)}/${target}`;
+    return physicalPath(next, (prefix) => fsRealpathWithin(prefix, hops + 1));
   }
-  return current;
-};
+}
 
 /** A filesystem where nothing exists: every path is reasoned about lexically. */
 export const lexicalRealpath: RealpathFn = () => undefined;
@@ -45,6 +51,11 @@ export interface CanonicalPath {
 /** Why a path cannot be reasoned about safely; such paths always prompt. */
 export interface UnresolvablePath {
   unresolvable: string;
+  /**
+   * Set when the path exists in two places at once (`..` after a symbolic link): unlike a path the
+   * engine cannot spell, it must be asked about even when no deny rule could match it.
+   */
+  ambiguous?: true;
 }
 
 /** What a path resolves against. */
@@ -60,10 +71,13 @@ export function isInsideDirectory(path: string, directory: string): boolean {
 }
 
 /**
- * Walks a path one segment at a time, resolving each existing prefix with realpath, so `..` after
- * a symlink goes where the kernel would go, and a symlinked parent of a new file is followed.
+ * Resolves an absolute path the way the kernel does: components left to right, each existing prefix
+ * replaced by where it really is (symlinks followed), and `..` taken from the physical directory
+ * reached so far, never from the text (`link/..` is the parent of the link's target). The path must
+ * not have been normalised first: folding `..` before resolving links is exactly what the kernel
+ * does not do. Once a component does not exist the rest is appended as written.
  */
-function physicalPath(absolute: string, realpath: RealpathFn): string {
+export function physicalPath(absolute: string, realpath: RealpathFn): string {
   const segments = absolute.split('/').filter((segment) => segment !== '');
   let current = '/';
   let exists = true;
@@ -73,7 +87,7 @@ function physicalPath(absolute: string, realpath: RealpathFn): string {
       current = posix.dirname(current);
       continue;
     }
-    const next = join(current, segment);
+    const next = current === '/' ? `/${segment}` : `${current}/${segment}`;
     if (exists) {
       const real = realpath(next);
       if (real === undefined) {
@@ -84,6 +98,21 @@ function physicalPath(absolute: string, realpath: RealpathFn): string {
   }
   return current;
 }
+
+/** Joins a relative path to a directory without folding `..`, so it can still be resolved physically. */
+export function joinUnfolded(directory: string, path: string): string {
+  if (isAbsolute(path)) return path;
+  return path === '' ? directory : `${directory.replace(/\/+$/, '')}/${path}`;
+}
+
+/**
+ * The reason a path names different files depending on who resolves it, or undefined. When `..`
+ * follows a symbolic link, the kernel (and `cd -P`) applies it to the link's target, while code
+ * that normalises the text first (`path.resolve`, bash's logical `cd`) applies it to the link's
+ * parent. Such a path cannot be judged by one answer, so it is asked about.
+ */
+export const ambiguousPathReason =
+  'the path uses `..` after a symbolic link, so it names different files for the kernel and for code that folds `..` first; spell it without `..` after a link';
 
 /**
  * Resolves a path a tool will touch. Relative paths start at `cwd`; `~/` at `home`. Anything the
@@ -103,11 +132,15 @@ export function canonicalizePath(
     return { unresolvable: 'the working directory is not a POSIX path' };
   let expanded = raw;
   if (raw === '~') expanded = base.home;
-  else if (raw.startsWith('~/')) expanded = join(base.home, raw.slice(2));
+  else if (raw.startsWith('~/')) expanded = joinUnfolded(base.home, raw.slice(2));
   else if (raw.startsWith('~')) return { unresolvable: "the path names another user's home directory" };
-  const absolute = isAbsolute(expanded) ? expanded : join(base.cwd, expanded);
+  const absolute = joinUnfolded(base.cwd, expanded);
   const lexical = posix.normalize(absolute).replace(/(.)\/+$/, '$1');
-  return { lexical, physical: physicalPath(lexical, realpath) };
+  const physical = physicalPath(absolute, realpath);
+  // Without `..` the text and the kernel walk the same components; with it, both answers must agree.
+  if (absolute.split('/').includes('..') && physicalPath(lexical, realpath) !== physical)
+    return { unresolvable: ambiguousPathReason, ambiguous: true };
+  return { lexical, physical };
 }
 
 /** Narrowing helper for {@link canonicalizePath}'s result. */

@@ -8,6 +8,7 @@ import {
   type RealpathFn,
   type UnresolvablePath,
 } from '../paths/canonical-path.ts';
+import { fsLinkScan, type LinkScanFn } from '../paths/link-scan.ts';
 
 /** The directories and filesystem a decision is made against. */
 export interface Workspace {
@@ -22,11 +23,20 @@ export interface Workspace {
   realpath: RealpathFn;
   /** Judges the repository configuration a git invocation would load (default: read from disk). */
   inspectGit?: GitInspector;
+  /**
+   * How the symbolic links under a directory are found, for commands that follow them while
+   * recursing. Absent when decisions are made without a disk (a lexical realpath): no links exist.
+   */
+  scanLinks?: LinkScanFn;
 }
 
-/** A workspace on the real filesystem. */
-export function createWorkspace(init: Omit<Workspace, 'realpath'> & { realpath?: RealpathFn }): Workspace {
-  return { ...init, realpath: init.realpath ?? fsRealpath };
+/** A workspace on the real filesystem (its links scanned too, unless another realpath is given). */
+export function createWorkspace(
+  init: Omit<Workspace, 'realpath' | 'scanLinks'> & { realpath?: RealpathFn; scanLinks?: LinkScanFn },
+): Workspace {
+  const realpath = init.realpath ?? fsRealpath;
+  const scanLinks = init.scanLinks ?? (realpath === fsRealpath ? fsLinkScan : undefined);
+  return { ...init, realpath, ...(scanLinks ? { scanLinks } : {}) };
 }
 
 /** Every spelling of every working directory (as written and resolved). */

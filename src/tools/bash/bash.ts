@@ -13,7 +13,7 @@ import {
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
 import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
 import {
-  childEnvironment,
+  shellEnvironment,
   type RunCommandOutcome,
   runCommand,
   type ShellProgress,
@@ -109,7 +109,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     context: ToolUseContext,
     onProgress: (progress: ShellProgress) => void,
   ): Promise<ToolResult<ShellOutput>> {
-    const { cwd, note: startNote } = startingDirectory(context);
+    const start = startingDirectory(context);
+    // Bash starts in the physical directory, and its $PWD says so (see shellEnvironment).
+    const cwd = canonicalPath(start.cwd);
+    const startNote = start.note;
     const id = newShellId();
     const sessionDir = context.run.sessionDir;
     const directory = join(sessionDir, 'shell');
@@ -168,7 +171,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       args: invocation.args,
       inheritedFds: invocation.inheritedFds,
       cwd,
-      env: withGitSafety(childEnvironment(context.run.env), isReadOnlyBash(input.command, cwd)),
+      env: withGitSafety(shellEnvironment(context.run.env, cwd), isReadOnlyBash(input.command, cwd)),
       stdoutPath,
       stderrPath,
       maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
@@ -239,7 +242,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       const change = await readCwdChange(cwdFile, context);
       if (change.kind !== 'unchanged') result.contextModifier = withCwd(change.cwd);
       if (change.kind === 'reset') data.cwdNote = change.note;
-      else if (change.kind === 'unchanged' && cwd !== context.run.cwd) result.contextModifier = withCwd(cwd);
+      else if (change.kind === 'unchanged' && start.cwd !== context.run.cwd)
+        result.contextModifier = withCwd(start.cwd);
     }
     await rm(cwdFile, { force: true });
     // Small outputs are fully in the result; large ones stay on disk for the model to read.

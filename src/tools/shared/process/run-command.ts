@@ -127,3 +127,20 @@ const nonInteractive: Readonly<Record<string, string>> = {
   VISUAL: 'true',
   GIT_TERMINAL_PROMPT: '0',
 };
+
+/**
+ * The environment bash starts with. `CDPATH` is removed, so `cd name` goes to `./name` and nowhere
+ * else (the permission engine resolves `cd` operands against the working directory only), and
+ * `PWD` is the physical directory the shell starts in, so bash's logical directory, which `cd ..`
+ * folds against, is the physical one the engine resolves from. `OLDPWD` (`cd -`) is removed too.
+ */
+export function shellEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  physicalCwd: string,
+): Record<string, string> {
+  const result = childEnvironment(env);
+  delete result['CDPATH'];
+  delete result['OLDPWD'];
+  result['PWD'] = physicalCwd;
+  return result;
+}
