@@ -13,3 +13,4 @@ export * from './session-resources.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
 export * from './stream-events.ts';
+export * from './session-files.ts';

@@ -1,5 +1,9 @@
 import { basename, dirname, posix } from 'node:path';
-import { startupFileNames } from '../../core/index.ts';
+import {
+  protectedDirectoryNames,
+  protectedFileNames,
+  protectedFilePatterns,
+} from '../../core/index.ts';
 import { isInsideDirectory } from './canonical-path.ts';
 
 /**
@@ -8,71 +12,13 @@ import { isInsideDirectory } from './canonical-path.ts';
  * pre-approved by an allow rule or acceptEdits.
  */
 
-/** Directory names that are protected wherever they appear in a path. */
-export const protectedDirectoryNames: readonly string[] = [
-  '.git',
-  '.vscode',
-  '.idea',
-  '.husky',
-  '.cargo',
-  '.devcontainer',
-  '.yarn',
-  '.mvn',
-  '.claude',
-  '.efferent',
-  '.cursor',
-  '.codex',
-  '.gemini',
-  // Other agents and editors start MCP servers, hooks or language servers named in these on open.
-  '.roo',
-  '.kiro',
-  '.amazonq',
-  '.continue',
-  '.zed',
-  '.ssh',
-  '.gnupg',
-  '.aws',
-];
+export { protectedDirectoryNames, protectedFileNames } from '../../core/index.ts';
 
 /** Subdirectories of protected directories that agents may write (worktrees they create). */
 const unprotectedSubdirectories = [
   ['.claude', 'worktrees'],
   ['.efferent', 'worktrees'],
 ] as const;
-
-/** File names that are protected wherever they appear. */
-export const protectedFileNames: readonly string[] = [
-  ...startupFileNames,
-  '.gitmodules',
-  '.gitattributes',
-  '.pnp.cjs',
-  '.pnp.js',
-  '.pnp.loader.mjs',
-  'bunfig.toml',
-  '.bazelrc',
-  '.bazelversion',
-  '.bazeliskrc',
-  '.pre-commit-config.yaml',
-  '.devcontainer.json',
-  '.ripgreprc',
-  'pyrightconfig.json',
-  '.mcp.json',
-  '.claude.json',
-  '.efferent.json',
-  '.netrc',
-  '.curlrc',
-  '.wgetrc',
-  '.pypirc',
-  '.aider.conf.yml',
-];
-
-/** File-name patterns that are protected wherever they appear. */
-const protectedFilePatterns: readonly RegExp[] = [
-  /^\.yarnrc/,
-  /^lefthook/,
-  /-wrapper\.properties$/,
-  /^\.bazel/,
-];
 
 /** Why a path is protected, or undefined when it is not. */
 export function protectedPathReason(path: string): string | undefined {

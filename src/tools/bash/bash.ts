@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
   buildTool,
+  createBeneath,
   EfferentError,
   ErrorCodes,
   type Tool,
@@ -18,6 +19,7 @@ import {
   runCommand,
   type ShellProgress,
 } from '../shared/process/run-command.ts';
+import { sandboxExtras } from '../shared/process/hidden-paths.ts';
 import { probeSandbox, type SandboxAvailability } from '../shared/process/sandbox.ts';
 import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
@@ -111,10 +113,12 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     const id = newShellId();
     const sessionDir = context.run.sessionDir;
     const directory = join(sessionDir, 'shell');
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
     const stdoutPath = join(directory, `${id}.stdout`);
     const stderrPath = join(directory, `${id}.stderr`);
     const cwdFile = join(directory, `${id}.cwd`);
+    // Created here, fresh and never through a link; the sandbox binds this one file writable.
+    closeSync(createBeneath(sessionDir, `shell/${id}.cwd`));
+    const sandboxWanted = mode !== 'off' && input.dangerouslyDisableSandbox !== true;
     const invocation = buildBashInvocation({
       command: input.command,
       cwdFile,
@@ -129,6 +133,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         homeDirectory: canonicalPath(homeDirectory(context)),
         allowNetwork,
         allowUnixSockets: options.allowUnixSockets ?? false,
+        writableSessionFiles: [canonicalPath(cwdFile)],
+        ...(sandboxWanted ? sandboxExtras(context) : {}),
       },
     });
     const notes: string[] = [];
@@ -169,6 +175,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       env: childEnvironment(context.run.env),
       stdoutPath,
       stderrPath,
+      outputRoot: sessionDir,
       maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
       timeoutMs,
       signal: context.run.abortController.signal,
