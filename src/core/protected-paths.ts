@@ -89,4 +89,3 @@ export const protectedFilePatterns: readonly RegExp[] = [
   /-wrapper\.properties$/,
   /^\.bazel/,
 ];
-

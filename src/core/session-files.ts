@@ -36,7 +36,8 @@ function refuse(root: string, relative: string): Error {
 }
 
 function components(relative: string): string[] {
-  if (isAbsolute(relative)) throw new Error(`Expected a path relative to the session folder, got ${relative}.`);
+  if (isAbsolute(relative))
+    throw new Error(`Expected a path relative to the session folder, got ${relative}.`);
   const parts = relative.split('/').filter((part) => part !== '' && part !== '.');
   if (parts.length === 0 || parts.includes('..')) {
     throw new Error(`Expected a path below the session folder without "..", got ${relative}.`);
@@ -120,7 +121,11 @@ export function openBeneath(
   if (procFdAvailable) {
     const parent = openParent(root, parts, options.createParents === true);
     try {
-      fd = openSync(`/proc/self/fd/${parent}/${name}`, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode);
+      fd = openSync(
+        `/proc/self/fd/${parent}/${name}`,
+        flags | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+        mode,
+      );
     } finally {
       closeSync(parent);
     }
@@ -137,16 +142,18 @@ export function openBeneath(
 
 /** Creates `root/relative` afresh (fails if anything is there) and returns its descriptor. */
 export function createBeneath(root: string, relative: string, options: OpenBeneathOptions = {}): number {
-  return openBeneath(
-    root,
-    relative,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-    { createParents: true, ...options },
-  );
+  return openBeneath(root, relative, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, {
+    createParents: true,
+    ...options,
+  });
 }
 
 /** The text of `root/relative`, or undefined when it is missing, a link or not a regular file. */
-export function readFileBeneath(root: string, relative: string, maxBytes = 64 * 1024 * 1024): string | undefined {
+export function readFileBeneath(
+  root: string,
+  relative: string,
+  maxBytes = 64 * 1024 * 1024,
+): string | undefined {
   let fd: number;
   try {
     fd = openBeneath(root, relative, constants.O_RDONLY);

@@ -1,9 +1,5 @@
 import { basename, dirname, posix } from 'node:path';
-import {
-  protectedDirectoryNames,
-  protectedFileNames,
-  protectedFilePatterns,
-} from '../../core/index.ts';
+import { protectedDirectoryNames, protectedFileNames, protectedFilePatterns } from '../../core/index.ts';
 import { isInsideDirectory } from './canonical-path.ts';
 
 /**

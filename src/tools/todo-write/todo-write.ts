@@ -78,7 +78,11 @@ export const TodoWriteTool = buildTool({
     const allDone = input.todos.length > 0 && input.todos.every((todo) => todo.status === 'completed');
     const stored = allDone ? [] : input.todos;
     // The session folder may be reachable by sandboxed commands: never write through a link there.
-    writeFileBeneath(context.run.sessionDir, todoFileRelative(context), `${JSON.stringify(stored, null, 2)}\n`);
+    writeFileBeneath(
+      context.run.sessionDir,
+      todoFileRelative(context),
+      `${JSON.stringify(stored, null, 2)}\n`,
+    );
     return { data: { oldTodos, newTodos: input.todos } };
   },
   mapResultToBlock: (_output, toolUseId) => ({

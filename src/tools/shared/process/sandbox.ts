@@ -198,7 +198,11 @@ export const writableGitEntries: ReadonlySet<string> = new Set([
 ]);
 
 /** Names git reads from a git directory that run code or redirect config, covered when missing. */
-const gitEntriesCoveredWhenMissing: readonly { name: string; kind: 'file' | 'directory'; content?: string }[] = [
+const gitEntriesCoveredWhenMissing: readonly {
+  name: string;
+  kind: 'file' | 'directory';
+  content?: string;
+}[] = [
   { name: 'config', kind: 'file' },
   { name: 'config.worktree', kind: 'file' },
   // An empty commondir breaks git; "." names the git directory itself, which is what git assumes.
@@ -210,7 +214,16 @@ const gitEntriesCoveredWhenMissing: readonly { name: string; kind: 'file' | 'dir
 
 /** How deep and how wide the search for nested repositories inside a writable directory goes. */
 const nestedRepositoryScan = { maxDepth: 4, maxDirectories: 4000 } as const;
-const scanSkipped = new Set(['node_modules', '.git', 'target', 'dist', 'build', '.venv', 'venv', '__pycache__']);
+const scanSkipped = new Set([
+  'node_modules',
+  '.git',
+  'target',
+  'dist',
+  'build',
+  '.venv',
+  'venv',
+  '__pycache__',
+]);
 
 /**
  * Placeholders (empty read-only directories or files covering missing protected paths), counted
@@ -321,7 +334,8 @@ export function buildSandboxInvocation(
       if (homeOnlyNames.has(name) && entryKind(path) === 'missing') continue;
       cover(path, 'directory');
     }
-    for (const name of rootNamesMatching(directory, protectedFilePatterns)) cover(join(directory, name), 'file');
+    for (const name of rootNamesMatching(directory, protectedFilePatterns))
+      cover(join(directory, name), 'file');
     const hooksPath = configuredHooksDirectory(directory, join(directory, '.git'));
     if (hooksPath) cover(hooksPath, 'directory');
     for (const nested of nestedRepositories(directory)) protectRepository(nested);
@@ -430,7 +444,9 @@ export function buildSandboxInvocation(
 /** Root entries of `directory` whose names match a protected pattern (`.yarnrc.yml`, `lefthook.yml`…). */
 function rootNamesMatching(directory: string, patterns: readonly RegExp[]): string[] {
   try {
-    return readdirSync(directory).filter((name) => patterns.some((pattern) => pattern.test(name.toLowerCase())));
+    return readdirSync(directory).filter((name) =>
+      patterns.some((pattern) => pattern.test(name.toLowerCase())),
+    );
   } catch {
     return [];
   }

@@ -53,7 +53,11 @@ function createOutputFile(path: string, root: string | undefined): number {
     const below = relative(root, path);
     if (below !== '' && !below.startsWith('..')) return createBeneath(root, below);
   }
-  return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  return openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    0o600,
+  );
 }
 
 /**
