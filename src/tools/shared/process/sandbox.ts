@@ -210,6 +210,9 @@ const gitEntriesCoveredWhenMissing: readonly {
   { name: 'hooks', kind: 'directory' },
   { name: 'info', kind: 'directory' },
   { name: 'modules', kind: 'directory' },
+  // Legacy remote definitions git still reads.
+  { name: 'branches', kind: 'directory' },
+  { name: 'remotes', kind: 'directory' },
 ];
 
 /** How deep and how wide the search for nested repositories inside a writable directory goes. */
