@@ -96,6 +96,11 @@ const homeOnlyNames: ReadonlySet<string> = new Set(
   ),
 );
 
+/** The names covered at a project root even when missing: every protected name but the home-only ones. */
+export const coveredWorkspaceEntries: readonly string[] = protectedWorkspaceEntries.filter(
+  (name) => !homeOnlyNames.has(name),
+);
+
 /** Kept for callers of the earlier API: every protected name is now protected whether present or not. */
 export const protectedIfPresentEntries: readonly string[] = protectedWorkspaceEntries;
 
@@ -119,7 +124,20 @@ export function probeSandbox(refresh = false): SandboxAvailability {
   if (cachedAvailability && !refresh) return cachedAvailability;
   const probe = spawnSync(
     'bwrap',
-    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', 'true'],
+    [
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--unshare-pid',
+      '--unshare-net',
+      '--cap-drop',
+      'ALL',
+      'true',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' },
   );
   if (probe.error) {
@@ -286,6 +304,9 @@ export function buildSandboxInvocation(
   // --new-session: the command cannot reach a controlling terminal (TIOCSTI input injection). We
   // already spawn it detached, so job control inside `bash -c` is unaffected either way.
   args.push('--new-session');
+  // No capabilities inside, even when efferent runs as root: with CAP_SYS_ADMIN a command could
+  // remount every read-only bind writable, and with CAP_DAC_OVERRIDE read what is hidden from it.
+  args.push('--cap-drop', 'ALL');
   if (!policy.allowNetwork) args.push('--unshare-net');
   const inheritedFds: number[] = [];
   const filter = policy.allowNetwork || policy.allowUnixSockets ? undefined : unixSocketFilter();
@@ -334,7 +355,7 @@ export function buildSandboxInvocation(
     protectRepository(directory);
     for (const name of protectedWorkspaceEntries) {
       const path = join(directory, name);
-      if (homeOnlyNames.has(name) && entryKind(path) === 'missing') continue;
+      if (!coveredWorkspaceEntries.includes(name) && entryKind(path) === 'missing') continue;
       cover(path, 'directory');
     }
     for (const name of rootNamesMatching(directory, protectedFilePatterns))
