@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeSandbox } from '../shared/process/sandbox.ts';
+import { probeSandbox, removeAllPlaceholders } from '../shared/process/sandbox.ts';
 import type { ShellOutput } from '../shared/process/shell-output.ts';
 import { callTool, makeShellProject, type ShellProject } from '../shared/process/test-shell.ts';
 import { createBashTool } from './bash.ts';
@@ -171,6 +171,8 @@ describe.skipIf(!availability.available)(`Sandboxed commands and git directories
       const lines = names.flatMap((name) => attacks(gitDirectory, name, marker));
       attackCount += lines.length;
       await callTool<ShellOutput>(bash, { command: lines.join('\n') }, project.context);
+      // Covers of missing names outlive the call by a grace period; past it they are gone.
+      removeAllPlaceholders();
       expect(snapshot(gitDirectory, '', names)).toEqual(before);
       // The user's next git runs nothing the command planted.
       execFileSync('git', ['status', '--short'], { cwd: repository.worktree, env: gitEnv, stdio: 'ignore' });
@@ -186,6 +188,7 @@ describe.skipIf(!availability.available)(`Sandboxed commands and git directories
       expect(commit.result.data.stderr).toBe('');
       expect(Number(commit.result.data.stdout.trim())).toBeGreaterThanOrEqual(2);
       // Nothing was left in the git directory or the working tree once the call ended.
+      removeAllPlaceholders();
       expect(snapshot(gitDirectory, '', names)).toEqual(before);
     },
   );

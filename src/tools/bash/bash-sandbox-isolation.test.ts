@@ -18,6 +18,7 @@ import { buildRules, createReadDenyCheck } from '../../permissions/index.ts';
 import { hiddenPathsFor } from '../shared/process/hidden-paths.ts';
 import {
   buildSandboxInvocation,
+  placeholderGraceMs,
   probeSandbox,
   coveredWorkspaceEntries,
   sandboxTmpKey,
@@ -72,6 +73,10 @@ describe.skipIf(!availability.available)(`Sandbox isolation${skipReason}`, () =>
     );
     // Every protected name was covered during the call.
     expect(attempt.stdout.trim().split('\n')).toHaveLength(coveredWorkspaceEntries.length);
+    // Empty covers stay for a short grace period (the next call reuses them), invisible to git.
+    expect(gitStatus(project.root)).toBe('');
+    expect(nonEmptyEntries(project.root)).toEqual(['.git']);
+    await new Promise((resolve) => setTimeout(resolve, placeholderGraceMs + 300));
     expect(readdirSync(project.root).sort()).toEqual(before);
     expect(gitStatus(project.root)).toBe('');
   });

@@ -234,7 +234,7 @@ const gitEntriesCoveredWhenMissing: readonly {
 ];
 
 /** How deep and how wide the search for nested repositories inside a writable directory goes. */
-const nestedRepositoryScan = { maxDepth: 4, maxDirectories: 4000 } as const;
+const nestedRepositoryScan = { maxDepth: 3, maxDirectories: 1500 } as const;
 const scanSkipped = new Set([
   'node_modules',
   '.git',
@@ -249,41 +249,74 @@ const scanSkipped = new Set([
 /**
  * Placeholders (empty read-only directories or files covering missing protected paths), counted
  * per path across the calls of this process, so one call ending never uncovers a path another call
- * still relies on. Removed when the last call using them ends, and only while still empty.
+ * still relies on. When the last call using one ends it is removed after a short grace period (a
+ * burst of calls reuses it instead of creating and removing dozens of folders each time), at once
+ * when the process exits, and only while still empty.
  */
-const placeholderUsers = new Map<string, number>();
+const placeholders = new Map<string, { users: number; placeholder: Placeholder; timer?: NodeJS.Timeout }>();
+
+let exitHandlerInstalled = false;
+
+/** How long an unused placeholder stays before it is removed (ms). */
+export const placeholderGraceMs = 3_000;
 
 type Placeholder = { path: string; kind: 'file' | 'directory'; size: number };
 
 function acquirePlaceholder(path: string, kind: 'file' | 'directory', content = ''): Placeholder | undefined {
-  const users = placeholderUsers.get(path) ?? 0;
-  if (users === 0) {
-    try {
-      if (kind === 'directory') mkdirSync(path, { mode: 0o755 });
-      else {
-        const fd = openSync(path, 'wx', 0o444);
-        try {
-          if (content !== '') writeSync(fd, content);
-        } finally {
-          closeSync(fd);
-        }
-      }
-    } catch {
-      // Something appeared there first (or the parent is read-only): bind what is there, if anything.
-      return undefined;
-    }
+  const existing = placeholders.get(path);
+  if (existing && entryKind(path) === (existing.placeholder.kind === 'file' ? 'file' : 'directory')) {
+    clearTimeout(existing.timer);
+    delete existing.timer;
+    existing.users += 1;
+    return existing.placeholder;
   }
-  placeholderUsers.set(path, users + 1);
-  return { path, kind, size: Buffer.byteLength(content) };
+  try {
+    if (kind === 'directory') mkdirSync(path, { mode: 0o755 });
+    else {
+      const fd = openSync(path, 'wx', 0o444);
+      try {
+        if (content !== '') writeSync(fd, content);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } catch {
+    // Something appeared there first (or the parent is read-only): bind what is there, if anything.
+    return undefined;
+  }
+  const placeholder = { path, kind, size: Buffer.byteLength(content) };
+  placeholders.set(path, { users: 1, placeholder });
+  if (!exitHandlerInstalled) {
+    exitHandlerInstalled = true;
+    process.once('exit', () => removeAllPlaceholders(true));
+  }
+  return placeholder;
 }
 
 function releasePlaceholder(placeholder: Placeholder): void {
-  const users = (placeholderUsers.get(placeholder.path) ?? 1) - 1;
-  if (users > 0) {
-    placeholderUsers.set(placeholder.path, users);
-    return;
+  const entry = placeholders.get(placeholder.path);
+  if (!entry || entry.placeholder !== placeholder) return;
+  entry.users -= 1;
+  if (entry.users > 0) return;
+  entry.timer = setTimeout(() => {
+    if (entry.users > 0) return;
+    placeholders.delete(placeholder.path);
+    removePlaceholder(placeholder);
+  }, placeholderGraceMs);
+  entry.timer.unref();
+}
+
+/** Removes every placeholder no call uses now without waiting for the grace period (`all`: in use too). */
+export function removeAllPlaceholders(all = false): void {
+  for (const [path, entry] of placeholders) {
+    if (entry.users > 0 && !all) continue;
+    clearTimeout(entry.timer);
+    placeholders.delete(path);
+    removePlaceholder(entry.placeholder);
   }
-  placeholderUsers.delete(placeholder.path);
+}
+
+function removePlaceholder(placeholder: Placeholder): void {
   try {
     const info = lstatSync(placeholder.path);
     if (placeholder.kind === 'directory' && info.isDirectory()) rmdirSync(placeholder.path);
@@ -476,39 +509,45 @@ function rootNamesMatching(directory: string, patterns: readonly RegExp[]): stri
   }
 }
 
+/** Recent answers of {@link nestedRepositories}: path -> when and what. */
+const nestedRepositoryCache = new Map<string, { at: number; found: string[] }>();
+
+/** How long a search for nested repositories is reused (ms): repositories a user creates are rare. */
+export const nestedRepositoryCacheMs = 30_000;
+
 /**
  * Working trees of repositories nested inside `directory` (their `.git` a directory, file or link),
- * found by a bounded breadth-first walk that never follows links.
+ * found by a bounded breadth-first walk that never follows links, reused for a short while.
+ * Repositories a sandboxed command creates itself need no protection (it wrote their config);
+ * this finds the ones the user made.
  */
-export function nestedRepositories(directory: string): string[] {
+export function nestedRepositories(directory: string, now = Date.now()): string[] {
+  const cached = nestedRepositoryCache.get(directory);
+  if (cached && now - cached.at < nestedRepositoryCacheMs) return cached.found;
   const found: string[] = [];
   let level = [directory];
   let visited = 0;
-  for (let depth = 0; depth < nestedRepositoryScan.maxDepth && level.length > 0; depth++) {
+  search: for (let depth = 0; depth <= nestedRepositoryScan.maxDepth && level.length > 0; depth++) {
     const next: string[] = [];
     for (const parent of level) {
+      if (++visited > nestedRepositoryScan.maxDirectories) break search;
       let entries: import('node:fs').Dirent[];
       try {
         entries = readdirSync(parent, { withFileTypes: true });
       } catch {
         continue;
       }
+      if (parent !== directory && entries.some((entry) => entry.name === '.git')) found.push(parent);
+      if (depth === nestedRepositoryScan.maxDepth) continue;
       for (const entry of entries) {
         if (!entry.isDirectory() || scanSkipped.has(entry.name)) continue;
         if (protectedDirectoryNames.includes(entry.name)) continue;
-        const path = join(parent, entry.name);
-        if (++visited > nestedRepositoryScan.maxDirectories) return found;
-        next.push(path);
-        try {
-          lstatSync(join(path, '.git'));
-          found.push(path);
-        } catch {
-          // Not a repository.
-        }
+        next.push(join(parent, entry.name));
       }
     }
     level = next;
   }
+  nestedRepositoryCache.set(directory, { at: now, found });
   return found;
 }
 
