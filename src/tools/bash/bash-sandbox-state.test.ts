@@ -28,6 +28,12 @@ const persistedName = `${createHash('sha256').update(persisted).digest('hex').sl
 /** Session-state paths (below the session folder) a command might try to replace with a link. */
 const statePaths = ['todos', 'todos/main.json', 'shell', 'tool-results', `tool-results/${persistedName}`];
 
+/**
+ * The files of running commands (output and cwd files; their names are random, so a command
+ * replaces whatever it finds there, over and over while the host writes).
+ */
+const everyShellFile = 'shell/*';
+
 /** What the planted link points at; each must stay untouched by every host-side write. */
 const linkKinds = ['outside file', 'startup file', 'dangling', 'directory'] as const;
 type LinkKind = (typeof linkKinds)[number];
@@ -90,7 +96,7 @@ describe.skipIf(!availability.available)(
 
     // Generated: every session-state path x every link kind x (one call after another | a background
     // task racing the host's writes). The link never makes a host-side write land elsewhere.
-    const variants = statePaths.flatMap((path) =>
+    const variants = [...statePaths, everyShellFile].flatMap((path) =>
       linkKinds.flatMap((kind) =>
         (['sequential', 'racing'] as const).map((timing) => ({ path, kind, timing })),
       ),
@@ -102,7 +108,11 @@ describe.skipIf(!availability.available)(
         const { context } = fixture.project;
         await hostWrites(context, bash);
         const planted = join(context.run.sessionDir, path);
-        const plant = `mkdir -p '${dirname(planted)}'; rm -rf '${planted}'; ln -sfn '${linkTarget(fixture, kind)}' '${planted}'`;
+        const target = linkTarget(fixture, kind);
+        const plant =
+          path === everyShellFile
+            ? `for f in '${dirname(planted)}'/*; do rm -f "$f"; ln -sfn '${target}' "$f"; done`
+            : `mkdir -p '${dirname(planted)}'; rm -rf '${planted}'; ln -sfn '${target}' '${planted}'`;
         if (timing === 'sequential') {
           const { result } = await callTool<ShellOutput>(bash, { command: plant }, context);
           expect(result.data.exitCode).not.toBe(0);
