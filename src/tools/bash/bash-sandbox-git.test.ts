@@ -45,7 +45,7 @@ function snapshot(gitDirectory: string, relative: string, only: readonly string[
   for (const name of names) {
     const path = join(relative, name);
     // The test names what must stay put itself, independent of the sandbox's own allowlist.
-    if (relative === '' && !only.includes(name)) continue;
+    if (relative === '' && !only.some((entry) => entry.split('/')[0] === name)) continue;
     const full = join(gitDirectory, path);
     const info = lstatSync(full);
     if (info.isSymbolicLink()) result[path] = `link:${readlinkSync(full)}`;
@@ -79,7 +79,8 @@ function makeRepository(root: string, kind: RepositoryKind): Repository {
     'config.worktree',
     'commondir',
     'hooks',
-    'info',
+    // info/ itself is writable (gc writes info/refs); the attributes file in it is what matters.
+    'info/attributes',
     'modules',
     'branches',
     'remotes',
@@ -213,5 +214,54 @@ describe.skipIf(!availability.available)(`Sandboxed commands and git directories
     );
     expect(result.data.exitCode).not.toBe(0);
     expect(readFileSync(join(real, 'config'), 'utf8')).toBe(before);
+  });
+});
+
+describe.skipIf(!availability.available)(`Everyday git inside the sandbox${skipReason}`, () => {
+  const bash = createBashTool({ sandbox: 'required', killGraceMs: 200 });
+  let project: ShellProject | undefined;
+  afterEach(async () => {
+    await project?.cleanup();
+    project = undefined;
+  });
+
+  it('restores a missing .git/info, with its attributes file still impossible to create', async () => {
+    project = makeShellProject();
+    makeRepository(project.root, 'top-level');
+    rmSync(join(project.root, '.git', 'info'), { recursive: true, force: true });
+    const { result } = await callTool<ShellOutput>(
+      bash,
+      { command: `printf '* diff=evil\n' > .git/info/attributes` },
+      project.context,
+    );
+    expect(result.data.exitCode).not.toBe(0);
+    removeAllPlaceholders();
+    expect(readdirSync(join(project.root, '.git', 'info'))).toEqual([]);
+  });
+
+  it('branches, stashes, merges, rebases, tags, cherry-picks, adds worktrees and collects garbage', async () => {
+    project = makeShellProject();
+    makeRepository(project.root, 'top-level');
+    const id = '-c user.email=t@e -c user.name=t';
+    const steps = [
+      `git checkout -q -b feature`,
+      `echo f > f.txt && git add f.txt && git ${id} commit -qm feature`,
+      `echo wip >> a.txt && git ${id} stash -q && git ${id} stash pop -q && git checkout -q -- a.txt`,
+      `git checkout -q master 2>/dev/null || git checkout -q main`,
+      `echo m > m.txt && git add m.txt && git ${id} commit -qm main-change`,
+      `git ${id} merge -q --no-edit feature`,
+      `git ${id} tag -a v1 -m v1`,
+      `git checkout -q -b other HEAD~1 && git ${id} cherry-pick feature >/dev/null && git ${id} rebase -q v1`,
+      `git worktree add -q wt-extra && git -C wt-extra status --short`,
+      `git gc -q && git fsck --no-progress >/dev/null`,
+      `git log --oneline | wc -l`,
+    ];
+    const { result } = await callTool<ShellOutput>(bash, { command: steps.join(' && ') }, project.context);
+    const problems = result.data.stderr
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('hint:'));
+    expect(problems).toEqual([]);
+    expect(result.data.exitCode).toBe(0);
+    expect(Number(result.data.stdout.trim().split('\n').at(-1))).toBeGreaterThanOrEqual(4);
   });
 });

@@ -215,7 +215,10 @@ export const writableGitEntries: ReadonlySet<string> = new Set([
   'worktrees',
 ]);
 
-/** Names git reads from a git directory that run code or redirect config, covered when missing. */
+/**
+ * Names git reads from a git directory that run code or redirect config, covered when missing.
+ * (`info/` is writable for gc and sparse-checkout; only `info/attributes` in it is protected.)
+ */
 const gitEntriesCoveredWhenMissing: readonly {
   name: string;
   kind: 'file' | 'directory';
@@ -226,7 +229,6 @@ const gitEntriesCoveredWhenMissing: readonly {
   // An empty commondir breaks git; "." names the git directory itself, which is what git assumes.
   { name: 'commondir', kind: 'file', content: '.\n' },
   { name: 'hooks', kind: 'directory' },
-  { name: 'info', kind: 'directory' },
   { name: 'modules', kind: 'directory' },
   // Legacy remote definitions git still reads.
   { name: 'branches', kind: 'directory' },
@@ -437,12 +439,33 @@ export function buildSandboxInvocation(
       if (name === 'worktrees' && entryKind(path) === 'directory') {
         args.push('--bind', path, path);
         for (const worktree of subdirectories(path)) protectGitDirectory(worktree, 'linked', depth + 1);
+      } else if (name === 'info' && entryKind(path) === 'directory') {
+        // gc and sparse-checkout write here (info/refs, info/sparse-checkout); attributes name
+        // diff and filter drivers, so that one file stays read-only, covered when missing.
+        args.push('--bind', path, path);
+        cover(join(path, 'attributes'), 'file');
+        for (const entry of ['attributes', 'exclude', 'grafts']) {
+          if (entry !== 'attributes' && entryKind(join(path, entry)) !== 'missing')
+            cover(join(path, entry), 'file');
+        }
       } else if (name === 'modules' && entryKind(path) === 'directory') {
         readOnly(path);
         for (const module of submoduleGitDirectories(path)) protectGitDirectory(module, 'module', depth + 1);
       } else if (entryKind(path) === 'link') coverLink(path);
       else if (!writableGitEntries.has(name) && !name.endsWith('.lock') && !name.startsWith('sharedindex.'))
         readOnly(path);
+    }
+    // info/ is part of every repository's layout (git init makes it): when missing it is created,
+    // not covered, so the file inside that matters can be.
+    if (role !== 'linked' && !names.includes('info')) {
+      try {
+        mkdirSync(join(gitDirectory, 'info'), { mode: 0o755 });
+        names.push('info');
+        args.push('--bind', join(gitDirectory, 'info'), join(gitDirectory, 'info'));
+        cover(join(gitDirectory, 'info', 'attributes'), 'file');
+      } catch {
+        // A read-only git directory: nothing can be created there by the command either.
+      }
     }
     for (const { name, kind, content } of gitEntriesCoveredWhenMissing) {
       // A linked worktree's git directory reads config and hooks from the common directory.
