@@ -7,10 +7,10 @@ export * from './json-schema.ts';
 export * from './messages.ts';
 export { isStrictCompatible } from './openai-strict.ts';
 export * from './permission-types.ts';
-export * from './protected-paths.ts';
+// The protected-name lists are imported by path (src/core/protected-paths.ts); only this one is public.
+export { startupFileNames } from './protected-paths.ts';
 export * from './read-file-state.ts';
 export * from './session-resources.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
 export * from './stream-events.ts';
-export * from './session-files.ts';

@@ -1,5 +1,9 @@
 import { basename, dirname, posix } from 'node:path';
-import { protectedDirectoryNames, protectedFileNames, protectedFilePatterns } from '../../core/index.ts';
+import {
+  protectedDirectoryNames,
+  protectedFileNames,
+  protectedFilePatterns,
+} from '../../core/protected-paths.ts';
 import { isInsideDirectory } from './canonical-path.ts';
 
 /**
@@ -8,7 +12,7 @@ import { isInsideDirectory } from './canonical-path.ts';
  * pre-approved by an allow rule or acceptEdits.
  */
 
-export { protectedDirectoryNames, protectedFileNames } from '../../core/index.ts';
+export { protectedDirectoryNames, protectedFileNames } from '../../core/protected-paths.ts';
 
 /** Subdirectories of protected directories that agents may write (worktrees they create). */
 const unprotectedSubdirectories = [

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import {
   buildTool,
-  createBeneath,
   EfferentError,
   ErrorCodes,
   type Tool,
   type ToolResult,
   type ToolUseContext,
 } from '../../core/index.ts';
+import { createBeneath } from '../../core/session-files.ts';
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
 import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
 import {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { buildTool, readFileBeneath, type ToolUseContext, writeFileBeneath } from '../../core/index.ts';
+import { buildTool, type ToolUseContext } from '../../core/index.ts';
+import { readFileBeneath, writeFileBeneath } from '../../core/session-files.ts';
 import { todoWritePrompt } from './todo-write.prompt.ts';
 
 const todoSchema = z.strictObject({

@@ -16,14 +16,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { type SessionResource, type SessionResourceKey, startupFileNames } from '../../../core/index.ts';
 import {
   protectedDirectoryNames,
   protectedFileNames,
   protectedFilePatterns,
-  type SessionResource,
-  type SessionResourceKey,
-  startupFileNames,
-} from '../../../core/index.ts';
+} from '../../../core/protected-paths.ts';
 import { closeDescriptor, openFilterDescriptor, unixSocketFilter } from './seccomp.ts';
 
 /**

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { createBeneath } from '../../../core/index.ts';
+import { createBeneath } from '../../../core/session-files.ts';
 import { defaultKillGraceMs, signalProcessGroup, terminateProcessGroup } from './process-group.ts';
 
 /** The reference kills a command whose output passes 5 GB; the file is the only buffer. */
