@@ -244,3 +244,12 @@ export function protectedEntryReason(path: string): string | undefined {
   if (matched) return matched.reason;
   return undefined;
 }
+
+/** {@link protectedDirectoryNameList} under the name the sandbox imports. */
+export const protectedDirectoryNames: readonly string[] = protectedDirectoryNameList;
+
+/** {@link protectedFileNameList} under the name the sandbox imports. */
+export const protectedFileNames: readonly string[] = protectedFileNameList;
+
+/** {@link protectedFileNamePatterns} under the name the sandbox imports. */
+export const protectedFilePatterns: readonly RegExp[] = protectedFileNamePatterns;

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,6 +10,7 @@ import {
   type ToolResult,
   type ToolUseContext,
 } from '../../core/index.ts';
+import { createBeneath } from '../../core/session-files.ts';
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
 import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
 import {
@@ -18,6 +19,7 @@ import {
   runCommand,
   type ShellProgress,
 } from '../shared/process/run-command.ts';
+import { sandboxExtras } from '../shared/process/hidden-paths.ts';
 import { probeSandbox, type SandboxAvailability } from '../shared/process/sandbox.ts';
 import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
@@ -116,10 +118,12 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     const id = newShellId();
     const sessionDir = context.run.sessionDir;
     const directory = join(sessionDir, 'shell');
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
     const stdoutPath = join(directory, `${id}.stdout`);
     const stderrPath = join(directory, `${id}.stderr`);
     const cwdFile = join(directory, `${id}.cwd`);
+    // Created here, fresh and never through a link; the sandbox binds this one file writable.
+    closeSync(createBeneath(sessionDir, `shell/${id}.cwd`));
+    const sandboxWanted = mode !== 'off' && input.dangerouslyDisableSandbox !== true;
     const invocation = buildBashInvocation({
       command: input.command,
       cwdFile,
@@ -134,6 +138,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         homeDirectory: canonicalPath(homeDirectory(context)),
         allowNetwork,
         allowUnixSockets: options.allowUnixSockets ?? false,
+        writableSessionFiles: [canonicalPath(cwdFile)],
+        ...(sandboxWanted ? sandboxExtras(context) : {}),
       },
     });
     const notes: string[] = [];
@@ -174,6 +180,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       env: withGitSafety(shellEnvironment(context.run.env, cwd), isReadOnlyBash(input.command, cwd)),
       stdoutPath,
       stderrPath,
+      outputRoot: sessionDir,
       maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
       timeoutMs,
       signal: context.run.abortController.signal,

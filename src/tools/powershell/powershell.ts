@@ -1,12 +1,14 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, closeSync, constants } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type Tool } from '../../core/index.ts';
+import { createBeneath } from '../../core/session-files.ts';
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
 import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
 import { readCwdChange, startingDirectory, withCwd } from '../shared/process/cwd-tracking.ts';
 import { childEnvironment, runCommand, type ShellProgress } from '../shared/process/run-command.ts';
+import { sandboxExtras } from '../shared/process/hidden-paths.ts';
 import { buildSandboxInvocation, probeSandbox } from '../shared/process/sandbox.ts';
 import {
   collectOutput,
@@ -93,10 +95,11 @@ export function createPowerShellTool(
       const { cwd, note } = startingDirectory(context);
       const id = newShellId();
       const directory = join(context.run.sessionDir, 'shell');
-      mkdirSync(directory, { recursive: true, mode: 0o700 });
       const stdoutPath = join(directory, `${id}.stdout`);
       const stderrPath = join(directory, `${id}.stderr`);
       const cwdFile = join(directory, `${id}.cwd`);
+      // Created here, fresh and never through a link; the sandbox binds this one file writable.
+      closeSync(createBeneath(context.run.sessionDir, `shell/${id}.cwd`));
       const inner = [pwsh, '-NoLogo', '-NoProfile', '-NonInteractive', '-Command', wrapper];
       const sandbox = useSandbox()
         ? buildSandboxInvocation(
@@ -105,6 +108,8 @@ export function createPowerShellTool(
               sessionDirectory: canonicalPath(context.run.sessionDir),
               homeDirectory: canonicalPath(homeDirectory(context)),
               allowNetwork: false,
+              writableSessionFiles: [canonicalPath(cwdFile)],
+              ...sandboxExtras(context),
             },
             cwd,
             inner,
@@ -127,6 +132,7 @@ export function createPowerShellTool(
         },
         stdoutPath,
         stderrPath,
+        outputRoot: context.run.sessionDir,
         timeoutMs: timeout,
         signal: context.run.abortController.signal,
         background: input.run_in_background === true ? 'immediately' : 'on-timeout',

@@ -1,8 +1,7 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { buildTool, type ToolUseContext } from '../../core/index.ts';
-import { writeFileAtomic } from '../shared/atomic-write.ts';
+import { readFileBeneath, writeFileBeneath } from '../../core/session-files.ts';
 import { todoWritePrompt } from './todo-write.prompt.ts';
 
 const todoSchema = z.strictObject({
@@ -26,13 +25,19 @@ export interface TodoWriteOutput {
 
 /** Where an agent's list lives: one file per agent in the session folder, visible to UIs. */
 export function todoFilePath(context: ToolUseContext): string {
-  return join(context.run.sessionDir, 'todos', `${context.agent.agentId}.json`);
+  return join(context.run.sessionDir, todoFileRelative(context));
+}
+
+/** The list's path below the session folder; read and written without following links. */
+function todoFileRelative(context: ToolUseContext): string {
+  return `todos/${context.agent.agentId.replaceAll('/', '_')}.json`;
 }
 
 /** The agent's current list (empty when none was written). */
 export async function readTodos(context: ToolUseContext): Promise<Todo[]> {
   try {
-    const parsed = z.array(todoSchema).safeParse(JSON.parse(await readFile(todoFilePath(context), 'utf8')));
+    const text = readFileBeneath(context.run.sessionDir, todoFileRelative(context), 1024 * 1024) ?? '[]';
+    const parsed = z.array(todoSchema).safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : [];
   } catch {
     return [];
@@ -73,9 +78,12 @@ export const TodoWriteTool = buildTool({
     const oldTodos = await readTodos(context);
     const allDone = input.todos.length > 0 && input.todos.every((todo) => todo.status === 'completed');
     const stored = allDone ? [] : input.todos;
-    const file = todoFilePath(context);
-    await mkdir(dirname(file), { recursive: true });
-    await writeFileAtomic(file, `${JSON.stringify(stored, null, 2)}\n`);
+    // The session folder may be reachable by sandboxed commands: never write through a link there.
+    writeFileBeneath(
+      context.run.sessionDir,
+      todoFileRelative(context),
+      `${JSON.stringify(stored, null, 2)}\n`,
+    );
     return { data: { oldTodos, newTodos: input.todos } };
   },
   mapResultToBlock: (_output, toolUseId) => ({

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { createBeneath } from '../../../core/session-files.ts';
 import { defaultKillGraceMs, signalProcessGroup, terminateProcessGroup } from './process-group.ts';
 
 /** The reference kills a command whose output passes 5 GB; the file is the only buffer. */
@@ -38,6 +40,24 @@ export interface ShellRunOptions {
   killGraceMs?: number;
   /** Descriptors the child gets as fd 3, 4, … (e.g. bwrap's seccomp program); the caller closes them. */
   inheritedFds?: readonly number[];
+  /**
+   * The directory efferent owns that holds the output files (the session folder): they are then
+   * created fresh below it without following any link, so nothing planted there redirects them.
+   */
+  outputRoot?: string;
+}
+
+/** Creates an output file: fresh and link-free below `root` when given, else never through a final link. */
+function createOutputFile(path: string, root: string | undefined): number {
+  if (root !== undefined) {
+    const below = relative(root, path);
+    if (below !== '' && !below.startsWith('..')) return createBeneath(root, below);
+  }
+  return openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    0o600,
+  );
 }
 
 /**
@@ -65,8 +85,14 @@ export class ShellRun {
     this.stdoutPath = options.stdoutPath;
     this.stderrPath = options.stderrPath;
     this.#killGraceMs = options.killGraceMs ?? defaultKillGraceMs;
-    const stdoutFd = openSync(options.stdoutPath, 'w', 0o600);
-    const stderrFd = openSync(options.stderrPath, 'w', 0o600);
+    const stdoutFd = createOutputFile(options.stdoutPath, options.outputRoot);
+    let stderrFd: number;
+    try {
+      stderrFd = createOutputFile(options.stderrPath, options.outputRoot);
+    } catch (error) {
+      closeSync(stdoutFd);
+      throw error;
+    }
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(options.file, [...options.args], {

@@ -1,0 +1,76 @@
+import { type Dirent, readdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolUseContext } from '../../../core/index.ts';
+import { homeDirectory, workingDirectories } from '../paths.ts';
+import { sandboxTmpKey } from './sandbox.ts';
+
+/** How far the search for paths the Read deny rules cover goes, per call. */
+export const hiddenPathScan = { maxDepth: 8, maxEntries: 20_000, homeDepth: 2, homeEntries: 4_000 } as const;
+
+/**
+ * The real paths a sandboxed command must not see: every existing path in the working directories
+ * (and the first levels of home, where credentials live) that the user's Read deny rules cover,
+ * found by a bounded walk that asks the engine's own deny check, so globs and `~` rules mean the
+ * same inside the sandbox as for Read. Links are resolved to what they name. Empty when the session
+ * has no Read deny rule.
+ */
+export function hiddenPathsFor(context: Pick<ToolUseContext, 'run'>): string[] {
+  const denied = context.run.isReadDenied;
+  if (!denied) return [];
+  const cwd = context.run.cwd;
+  const found = new Set<string>();
+  const walk = (root: string, maxDepth: number, maxEntries: number) => {
+    let seen = 0;
+    let level = [root];
+    for (let depth = 0; depth < maxDepth && level.length > 0; depth++) {
+      const next: string[] = [];
+      for (const directory of level) {
+        let entries: Dirent[];
+        try {
+          entries = readdirSync(directory, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        for (const entry of entries) {
+          if (++seen > maxEntries) return;
+          const path = join(directory, entry.name);
+          if (denied(path, cwd)) {
+            const real = realPath(path);
+            if (real) found.add(real);
+            continue;
+          }
+          if (entry.isDirectory() && entry.name !== '.git') next.push(path);
+        }
+      }
+      level = next;
+    }
+  };
+  for (const directory of workingDirectories(context)) {
+    const root = realPath(directory);
+    if (root && denied(root, cwd)) found.add(root);
+    else if (root) walk(root, hiddenPathScan.maxDepth, hiddenPathScan.maxEntries);
+  }
+  const home = realPath(homeDirectory(context));
+  if (home) walk(home, hiddenPathScan.homeDepth, hiddenPathScan.homeEntries);
+  return [...found];
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The per-session parts of a sandbox policy: the session's private /tmp (when the context has a
+ * session) and the paths the user's Read deny rules hide.
+ */
+export function sandboxExtras(context: Pick<ToolUseContext, 'run'>): {
+  privateTmpDirectory?: string;
+  hiddenPaths: string[];
+} {
+  const tmp = context.run.resources?.get(sandboxTmpKey).path;
+  return { hiddenPaths: hiddenPathsFor(context), ...(tmp ? { privateTmpDirectory: tmp } : {}) };
+}
