@@ -44,7 +44,7 @@ function spawnDirect(
   return new Promise((resolve, reject) => {
     // bwrap reads its seccomp program from the descriptors it inherits from fd 3 on.
     const child = spawn(file, [...argv], { cwd: root, stdio: ['ignore', 'pipe', 'ignore', ...inheritedFds] });
-    child.stdout.resume();
+    child.stdout?.resume();
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
