@@ -36,10 +36,15 @@ async function callTool(tool: AnyTool, command: string): Promise<void> {
 }
 
 /** Spawns a process, drains its stdout and waits for it to exit. */
-function spawnDirect(file: string, argv: readonly string[]): Promise<void> {
+function spawnDirect(
+  file: string,
+  argv: readonly string[],
+  inheritedFds: readonly number[] = [],
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, [...argv], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
-    child.stdout.resume();
+    // bwrap reads its seccomp program from the descriptors it inherits from fd 3 on.
+    const child = spawn(file, [...argv], { cwd: root, stdio: ['ignore', 'pipe', 'ignore', ...inheritedFds] });
+    child.stdout?.resume();
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
   });
@@ -84,7 +89,9 @@ try {
     if (sandbox.available) {
       sides['directBwrap'] = () => {
         const invocation = buildSandboxInvocation(policy, root, ['bash', '-c', command]);
-        return spawnDirect(invocation.file, invocation.args).finally(() => invocation.cleanup());
+        return spawnDirect(invocation.file, invocation.args, invocation.inheritedFds).finally(() =>
+          invocation.cleanup(),
+        );
       };
       sides['sandboxedTool'] = () => callTool(sandboxedTool, command);
     }
