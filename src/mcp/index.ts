@@ -7,3 +7,5 @@ export * from './names.ts';
 export * from './resource-tools.ts';
 export * from './stdio-transport.ts';
 export * from './attach.ts';
+export * from './serve.ts';
+export * from './serve-http.ts';
