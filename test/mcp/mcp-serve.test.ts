@@ -43,8 +43,8 @@ async function stdioClient(args: string[], capabilities: Record<string, unknown>
   return client;
 }
 
-const text = (result: { content?: unknown }) =>
-  ((result.content ?? []) as Array<{ type: string; text?: string }>)
+const text = (result: object) =>
+  (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>)
     .map((part) => part.text ?? '')
     .join('\n');
 
