@@ -45,12 +45,12 @@ function efferent(args: string[]): Promise<{ code: number | null; stdout: string
 const config = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
 
 describe('efferent mcp list / get', () => {
-  it('lists servers from --mcp-config with ${VAR} expansion, and skips a bad entry naming it', async () => {
+  it('lists servers from --mcp-config with variable expansion, and skips a bad entry naming it', async () => {
     const file = join(root, 'servers.json');
     await writeFile(
       file,
       config({
-        fault: { command: process.execPath, args: ['${FAULT_SCRIPT}'] },
+        fault: { command: process.execPath, args: [`\${FAULT_SCRIPT}`] },
         broken: { args: ['no command'] },
       }),
     );
