@@ -277,12 +277,22 @@ export class McpConnection {
     } = {},
   ): Promise<CallToolResult> {
     const client = await this.#ready();
-    const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      timeout: options.timeoutMs ?? defaultToolTimeoutMs,
-      ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: false } : {}),
-    });
-    return result as CallToolResult;
+    // The SDK never removes its abort listener, so it gets a signal that lives as long as this call,
+    // linked to the long-lived session signal by a listener that is removed afterwards.
+    const call = new AbortController();
+    const forward = () => call.abort(options.signal?.reason);
+    if (options.signal?.aborted) call.abort(options.signal.reason);
+    else options.signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+        signal: call.signal,
+        timeout: options.timeoutMs ?? defaultToolTimeoutMs,
+        ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: false } : {}),
+      });
+      return result as CallToolResult;
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
+    }
   }
 
   /** Every resource the server lists. */
@@ -292,7 +302,10 @@ export class McpConnection {
     const resources: Resource[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listResources(cursor ? { cursor } : {}, signal ? { signal } : {});
+      const page = await client.listResources(
+        cursor ? { cursor } : {},
+        signal ? { signal: AbortSignal.any([signal]) } : {},
+      );
       resources.push(...page.resources);
       cursor = page.nextCursor;
     } while (cursor);
@@ -302,7 +315,7 @@ export class McpConnection {
   /** Reads one resource. */
   async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
     const client = await this.#ready();
-    return client.readResource({ uri }, signal ? { signal } : {});
+    return client.readResource({ uri }, signal ? { signal: AbortSignal.any([signal]) } : {});
   }
 
   /** Closes the client and kills a stdio server's process group. */
