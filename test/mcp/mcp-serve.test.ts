@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -120,12 +121,28 @@ describe('efferent mcp serve over stdio', () => {
     expect(questions[0]).toMatch(/^Allow Write\?/);
   }, 60_000);
 
-  it('--allowedTools lets a call run without asking', async () => {
-    const client = await stdioClient(['--allowedTools', 'Bash(echo *)']);
+  it('--allowedTools lets a call run without asking; a cancelled call kills its processes, the session goes on', async () => {
+    const client = await stdioClient(['--allowedTools', 'Bash(echo *)', 'Bash(sleep *)']);
     const result = await client.callTool({ name: 'Bash', arguments: { command: 'echo served' } });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toContain('served');
-  }, 60_000);
+
+    const seconds = String(400_000 + (process.pid % 10_000));
+    const sleeping = () => {
+      const out = execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' });
+      return out.split('\n').filter((line) => line.startsWith('sleep') && line.includes(seconds)).length;
+    };
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'Bash', arguments: { command: `sleep ${seconds}` } }, undefined, {
+      signal: controller.signal,
+    });
+    await expect.poll(sleeping, { timeout: 15_000 }).toBeGreaterThan(0);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(sleeping, { timeout: 10_000 }).toBe(0);
+    const after = await client.callTool({ name: 'Bash', arguments: { command: 'echo still here' } });
+    expect(text(after)).toContain('still here');
+  }, 90_000);
 });
 
 describe('efferent mcp serve over HTTP', () => {

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { EfferentError } from '../../core/index.ts';
 import { homedir } from 'node:os';
 import { trustWorkspace } from '../../agent/index.ts';
-import { openSession } from '../terminal/mcp-session.ts';
+import { createTerminalElicit, openSession } from '../terminal/mcp-session.ts';
 import {
   addSessionFlags,
   isTrustNotice,
@@ -83,7 +83,8 @@ export function registerRunCommand(program: Command): void {
     }
     const input = new LineInput(process.stdin, process.stdout);
     const askUser = createTerminalAskUser(input, process.stdout);
-    let session = await openSession({ ...sessionOptions, askUser }, flags);
+    const interaction = { elicit: createTerminalElicit(input, process.stdout) };
+    let session = await openSession({ ...sessionOptions, askUser }, flags, process.stderr, interaction);
     if (!flags.untrusted && session.settings.notices.some(isTrustNotice)) {
       // The folder has its own settings that can allow commands and run hooks: ask once, remember the answer.
       const answer = await input.question(
@@ -93,7 +94,12 @@ export function registerRunCommand(program: Command): void {
       if (answer !== null && /^y(es)?$/i.test(answer.trim())) {
         await session.dispose();
         await trustWorkspace(homedir(), cwd);
-        session = await openSession({ ...sessionOptions, askUser, trusted: true }, flags);
+        session = await openSession(
+          { ...sessionOptions, askUser, trusted: true },
+          flags,
+          process.stderr,
+          interaction,
+        );
       }
     }
     reportSettingsNotices(session.settings.notices, flags);
