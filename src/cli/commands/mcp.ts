@@ -1,17 +1,9 @@
 import { homedir } from 'node:os';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { isWorkspaceTrusted } from '../../agent/index.ts';
 import { EfferentError, type PermissionMode } from '../../core/index.ts';
-import {
-  type ConfiguredMcpServer,
-  createEfferentMcpServer,
-  loadMcpConfiguration,
-  McpManager,
-  mcpOptionsFromEnv,
-  type ServeOptions,
-  serveHttp,
-} from '../../mcp/index.ts';
+import { type ConfiguredMcpServer, loadMcpConfiguration } from '../../mcp/config.ts';
+import type { McpManager, ServeOptions } from '../../mcp/index.ts';
 import { mcpConfigOptions, openSession } from '../terminal/mcp-session.ts';
 import {
   addSessionFlags,
@@ -43,6 +35,7 @@ async function inspect(flags: SessionFlags, only?: string) {
   const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.cwd));
   const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
   const servers = configuration.servers.filter((server) => only === undefined || server.name === only);
+  const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
   const manager = new McpManager(
     servers.filter((server) => server.status === 'enabled'),
     mcpOptionsFromEnv(),
@@ -157,6 +150,7 @@ export function registerMcpCommand(program: Command): void {
       },
       ...(tools ? { tools } : {}),
     };
+    const { createEfferentMcpServer, serveHttp } = await import('../../mcp/index.ts');
     if (flags.http) {
       const port = Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -176,6 +170,7 @@ export function registerMcpCommand(program: Command): void {
       return;
     }
     const served = createEfferentMcpServer(serveOptions);
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
       served.server.onclose = () => resolve();

@@ -1,15 +1,10 @@
 import { homedir } from 'node:os';
 import type { Writable } from 'node:stream';
 import { createSession, isWorkspaceTrusted, type Session, type SessionOptions } from '../../agent/index.ts';
-import {
-  attachMcpToSession,
-  type LoadMcpConfigOptions,
-  loadMcpConfiguration,
-  McpManager,
-  type McpElicitationHandler,
-  type McpManagerOptions,
-  mcpOptionsFromEnv,
-} from '../../mcp/index.ts';
+// The configuration loader is cheap; the SDK-backed parts load only when a server is configured, so
+// commands without MCP servers start as fast as before.
+import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/config.ts';
+import type { McpElicitationHandler, McpManager, McpManagerOptions } from '../../mcp/index.ts';
 
 /** `--mcp-config` and `--strict-mcp-config`. */
 export interface McpFlags {
@@ -54,6 +49,7 @@ export async function loadMcpFor(
   for (const warning of configuration.warnings) errors.write(`notice: ${warning}\n`);
   const enabled = configuration.servers.filter((server) => server.status === 'enabled');
   if (enabled.length === 0) return { manager: undefined, trusted };
+  const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
   const managerOptions: McpManagerOptions = {
     ...mcpOptionsFromEnv(options.env ?? process.env),
     warn: (text) => errors.write(`notice: ${text}\n`),
@@ -80,6 +76,7 @@ export async function openSession(
   if (!manager) return createSession({ ...options, trusted });
   await manager.start();
   for (const failure of manager.failures) errors.write(`notice: ${failure}\n`);
+  const { attachMcpToSession } = await import('../../mcp/index.ts');
   try {
     const session = await createSession({
       ...options,
