@@ -67,7 +67,7 @@ function processesMatching(needle: string): number[] {
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-describe('MCP client against the reference servers', () => {
+describe('MCP client against the reference servers', { timeout: 90_000 }, () => {
   it('offers server-everything tools after the built-ins, with the JSON Schema passed through', async () => {
     const { session } = await open([server('everything', stdio([serverScript('everything'), 'stdio']))]);
     const names = session.tools.map((tool) => tool.name);
@@ -195,7 +195,7 @@ describe('MCP client against the reference servers', () => {
   });
 });
 
-describe('MCP client faults', () => {
+describe('MCP client faults', { timeout: 90_000 }, () => {
   const fault = (...args: string[]) => stdio([faultScript, ...args]);
   let baseline = 0;
   beforeAll(() => {
@@ -286,7 +286,7 @@ describe('MCP client faults', () => {
     const failed = await session.callTool('mcp__big__fail', {});
     expect(failed.isError).toBe(true);
     expect(toolResultText(failed)).toContain('the widget is broken');
-  }, 30_000);
+  }, 90_000);
 
   it('tools/list_changed appends the new tool after the existing pool', async () => {
     const { session } = await open([server('grows', fault())], { allow: ['mcp__grows'] });
