@@ -32,7 +32,9 @@ const allowed: Record<string, readonly string[]> = {
     'budget',
     'telemetry',
   ],
-  mcp: ['core', 'registry', 'pipeline', 'permissions', 'hooks', 'budget', 'telemetry'],
+  // MCP sees only the tool contract; the CLI hands it sessions (structurally typed), so the agent
+  // never depends on MCP and MCP never depends on the agent.
+  mcp: ['core'],
   testing: ['core', 'providers'],
   cli: ['*'],
   '.': ['*'],
@@ -106,5 +108,8 @@ describe('architecture', () => {
       violation(join(root, 'tools', 'read', 'read.ts'), join(root, 'tools', 'shared', 'paths.ts')),
     ).toBeUndefined();
     expect(violation(join(root, 'pipeline', 'x.ts'), join(root, 'permissions', 'index.ts'))).toBeUndefined();
+    expect(violation(join(root, 'mcp', 'serve.ts'), join(root, 'agent', 'index.ts'))).toMatch(/\(mcp\)/);
+    expect(violation(join(root, 'agent', 'session.ts'), join(root, 'mcp', 'index.ts'))).toMatch(/\(agent\)/);
+    expect(violation(join(root, 'cli', 'commands', 'mcp.ts'), join(root, 'mcp', 'index.ts'))).toBeUndefined();
   });
 });

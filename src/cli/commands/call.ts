@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EfferentError, type PermissionMode, type ToolResultBlock } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
-import { createSession } from '../../agent/index.ts';
+import { openSession } from '../terminal/mcp-session.ts';
 import {
   addSessionFlags,
   reportSettingsNotices,
@@ -59,7 +59,7 @@ export function registerCallCommand(program: Command): void {
       ...sessionOptionsFromFlags(flags, flags.mode),
       model: 'none',
     });
-    const session = await createSession(options);
+    const session = await openSession(options, flags);
     reportSettingsNotices(session.settings.notices, flags);
     try {
       if (!findTool(session.tools, toolName)) {

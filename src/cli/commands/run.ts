@@ -1,7 +1,8 @@
 import { type Command, Option } from 'commander';
 import { EfferentError } from '../../core/index.ts';
 import { homedir } from 'node:os';
-import { createSession, trustWorkspace } from '../../agent/index.ts';
+import { trustWorkspace } from '../../agent/index.ts';
+import { createTerminalElicit, openSession } from '../terminal/mcp-session.ts';
 import {
   addSessionFlags,
   isTrustNotice,
@@ -57,7 +58,7 @@ export function registerRunCommand(program: Command): void {
     const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd });
     const sessionOptions = { ...base, model: provider.model };
     if (flags.print !== undefined) {
-      const session = await createSession(sessionOptions);
+      const session = await openSession(sessionOptions, flags);
       reportSettingsNotices(session.settings.notices, flags);
       const controller = new AbortController();
       const onInterrupt = () => controller.abort();
@@ -82,7 +83,8 @@ export function registerRunCommand(program: Command): void {
     }
     const input = new LineInput(process.stdin, process.stdout);
     const askUser = createTerminalAskUser(input, process.stdout);
-    let session = await createSession({ ...sessionOptions, askUser });
+    const interaction = { elicit: createTerminalElicit(input, process.stdout) };
+    let session = await openSession({ ...sessionOptions, askUser }, flags, process.stderr, interaction);
     if (!flags.untrusted && session.settings.notices.some(isTrustNotice)) {
       // The folder has its own settings that can allow commands and run hooks: ask once, remember the answer.
       const answer = await input.question(
@@ -92,7 +94,12 @@ export function registerRunCommand(program: Command): void {
       if (answer !== null && /^y(es)?$/i.test(answer.trim())) {
         await session.dispose();
         await trustWorkspace(homedir(), cwd);
-        session = await createSession({ ...sessionOptions, askUser, trusted: true });
+        session = await openSession(
+          { ...sessionOptions, askUser, trusted: true },
+          flags,
+          process.stderr,
+          interaction,
+        );
       }
     }
     reportSettingsNotices(session.settings.notices, flags);

@@ -16,6 +16,10 @@ export interface SessionFlags {
   claudeSettings?: boolean;
   trust?: boolean;
   untrusted?: boolean;
+  /** `--mcp-config FILE|JSON…`: MCP servers for this run. */
+  mcpConfig?: string[];
+  /** `--strict-mcp-config`: only the `--mcp-config` servers. */
+  strictMcpConfig?: boolean;
 }
 
 /** Adds the session flags to a command (`--permission-mode` is spelled `modeFlag`, e.g. `--mode`). */
@@ -35,7 +39,9 @@ export function addSessionFlags(command: Command, modeFlag = '--permission-mode'
     .option(
       '--untrusted',
       'do not trust the workspace: its allow rules, directories, env and hooks are ignored',
-    );
+    )
+    .option('--mcp-config <files-or-json...>', 'MCP servers to use: .mcp.json-style files or JSON text')
+    .option('--strict-mcp-config', 'use only the --mcp-config servers (ignore .mcp.json and settings)');
 }
 
 /** Session options from the flags; the mode may come from a differently named flag. */

@@ -86,6 +86,8 @@ function toolPermissions(
 }
 
 const safeReadOnly = (tool: AnyTool, input: Record<string, unknown>): boolean | null => {
+  // An MCP server's readOnlyHint is its own claim: it may schedule calls in parallel, never allow one.
+  if (tool.mcpInfo) return null;
   try {
     return tool.isReadOnly(input);
   } catch {

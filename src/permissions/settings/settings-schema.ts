@@ -51,6 +51,12 @@ export const settingsFileSchema = z.looseObject({
   disableAllHooks: z.boolean().optional(),
   /** Also read Claude Code's `.claude/` settings files. */
   claudeCompat: z.boolean().optional(),
+  /** MCP servers (user settings); each entry is checked by the MCP layer, which skips bad ones. */
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  /** Approval of the project's `.mcp.json` servers. */
+  enableAllProjectMcpServers: z.boolean().optional(),
+  enabledMcpjsonServers: z.array(z.string()).optional(),
+  disabledMcpjsonServers: z.array(z.string()).optional(),
 });
 
 /** A parsed settings file. */

@@ -1,0 +1,136 @@
+/**
+ * MCP costs, measured side by side in one run:
+ * - per-call overhead: the official SDK client calling server-memory's `read_graph` over stdio directly,
+ *   against the same call made through an efferent session (pipeline, permission engine, budget,
+ *   result mapping); the ratio target is ≤ 1.10;
+ * - start-up: 5 servers started in parallel by efferent, against the slowest of them started alone.
+ * `npx tsx bench/mcp.ts [--json]`
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createSession } from '../src/agent/index.ts';
+import { attachMcpToSession, type ConfiguredMcpServer, McpManager } from '../src/mcp/index.ts';
+
+const json = process.argv.includes('--json');
+const dir = mkdtempSync(join(tmpdir(), 'efferent-bench-mcp-'));
+const repo = resolve(import.meta.dirname, '..');
+const script = (name: string) =>
+  join(repo, 'node_modules', '@modelcontextprotocol', `server-${name}`, 'dist', 'index.js');
+const memoryEnv = { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
+const iterations = Number(process.env['BENCH_MCP_CALLS'] ?? 100);
+
+async function timePerCall(once: () => Promise<void>): Promise<number> {
+  for (let index = 0; index < 30; index++) await once();
+  const started = performance.now();
+  for (let index = 0; index < iterations; index++) await once();
+  return ((performance.now() - started) * 1000) / iterations;
+}
+
+function server(name: string, args: string[], env: Record<string, string> = {}): ConfiguredMcpServer {
+  return {
+    name,
+    scope: 'cli',
+    origin: 'bench',
+    status: 'enabled',
+    config: { type: 'stdio', command: process.execPath, args, env },
+  };
+}
+
+// Both paths are open at once and measured in alternating rounds, so machine load hits both alike.
+const direct = new Client({ name: 'bench', version: '1' });
+await direct.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [script('memory')],
+    env: { ...getDefaultEnvironment(), MEMORY_FILE_PATH: join(dir, 'direct.jsonl') },
+    stderr: 'ignore',
+  }),
+);
+const manager = new McpManager([server('memory', [script('memory')], memoryEnv)]);
+await manager.start();
+const session = await createSession({
+  cwd: dir,
+  home: join(dir, 'home'),
+  trusted: false,
+  extraTools: manager.tools,
+  cli: { allowedTools: ['mcp__memory'] },
+});
+attachMcpToSession(manager, session);
+const callDirect = async () => {
+  await direct.callTool({ name: 'read_graph', arguments: {} });
+};
+const callThrough = async () => {
+  const result = await session.callTool('mcp__memory__read_graph', {});
+  if (result.isError) throw new Error(JSON.stringify(result.content));
+};
+let directTotal = 0;
+let throughTotal = 0;
+const rounds = 6;
+for (let round = 0; round < rounds; round++) {
+  // Alternate which path goes first in each round.
+  if (round % 2 === 0) {
+    directTotal += await timePerCall(callDirect);
+    throughTotal += await timePerCall(callThrough);
+  } else {
+    throughTotal += await timePerCall(callThrough);
+    directTotal += await timePerCall(callDirect);
+  }
+}
+const directUs = directTotal / rounds;
+const throughUs = throughTotal / rounds;
+await direct.close();
+await session.dispose();
+
+// Start-up: five servers in parallel, against the slowest alone.
+const five = [
+  server('memory', [script('memory')], memoryEnv),
+  server('everything', [script('everything'), 'stdio']),
+  server('filesystem', [script('filesystem'), dir]),
+  server('memory2', [script('memory')], { MEMORY_FILE_PATH: join(dir, 'm2.jsonl') }),
+  server('everything2', [script('everything'), 'stdio']),
+];
+const startAll = async (servers: ConfiguredMcpServer[]) => {
+  const started = performance.now();
+  const group = new McpManager(servers);
+  await group.start();
+  const ms = performance.now() - started;
+  const failed = group.connections
+    .filter((c) => c.status !== 'connected')
+    .map((c) => `${c.name}: ${c.error}`);
+  await group.dispose();
+  if (failed.length > 0) throw new Error(failed.join('; '));
+  return ms;
+};
+const alone: Record<string, number> = {};
+for (const entry of five.slice(0, 3)) alone[entry.name] = await startAll([entry]);
+const slowestAlone = Math.max(...Object.values(alone));
+const parallel = await startAll(five);
+rmSync(dir, { recursive: true, force: true });
+
+const report = {
+  callsMeasured: iterations * 6,
+  directSdkUsPerCall: Math.round(directUs),
+  throughEfferentUsPerCall: Math.round(throughUs),
+  callRatio: Number((throughUs / directUs).toFixed(3)),
+  startupAloneMs: Object.fromEntries(Object.entries(alone).map(([k, v]) => [k, Math.round(v)])),
+  startupFiveParallelMs: Math.round(parallel),
+  startupRatio: Number((parallel / slowestAlone).toFixed(2)),
+};
+if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
+else {
+  process.stdout.write(
+    `${[
+      `MCP call (server-memory read_graph, ${iterations * 6} calls each, alternating rounds)`,
+      `  SDK client direct:   ${report.directSdkUsPerCall} µs/call`,
+      `  through efferent:    ${report.throughEfferentUsPerCall} µs/call  (ratio ${report.callRatio}, target ≤ 1.10)`,
+      'Start-up',
+      `  alone: ${Object.entries(report.startupAloneMs)
+        .map(([k, v]) => `${k} ${v} ms`)
+        .join(', ')}`,
+      `  five in parallel: ${report.startupFiveParallelMs} ms (${report.startupRatio}× the slowest alone)`,
+    ].join('\n')}\n`,
+  );
+}

@@ -1,0 +1,148 @@
+import { homedir } from 'node:os';
+import type { Writable } from 'node:stream';
+import { createSession, isWorkspaceTrusted, type Session, type SessionOptions } from '../../agent/index.ts';
+// The configuration loader is cheap; the SDK-backed parts load only when a server is configured, so
+// commands without MCP servers start as fast as before.
+import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/config.ts';
+import type { McpElicitationHandler, McpManager, McpManagerOptions } from '../../mcp/index.ts';
+
+/** `--mcp-config` and `--strict-mcp-config`. */
+export interface McpFlags {
+  mcpConfig?: string[];
+  strictMcpConfig?: boolean;
+}
+
+/** How servers may reach the user: without `elicit`, efferent does not offer elicitation (headless). */
+export interface McpInteraction {
+  elicit?: McpElicitationHandler;
+}
+
+/** What {@link loadMcpFor} needs to find the configuration for a session's folder. */
+export function mcpConfigOptions(
+  options: SessionOptions,
+  flags: McpFlags,
+  trusted: boolean,
+  home = options.home ?? homedir(),
+): LoadMcpConfigOptions {
+  return {
+    projectRoot: options.projectRoot ?? options.cwd,
+    cwd: options.cwd,
+    home,
+    trusted,
+    ...(flags.mcpConfig?.length ? { cliConfigs: flags.mcpConfig } : {}),
+    ...(flags.strictMcpConfig ? { strict: true } : {}),
+    ...(options.claudeCompat ? { claudeCompat: true } : {}),
+    env: options.env ?? process.env,
+  };
+}
+
+/** Loads the MCP configuration for a session, reporting skipped entries on `errors`. */
+export async function loadMcpFor(
+  options: SessionOptions,
+  flags: McpFlags,
+  errors: Writable,
+  interaction: McpInteraction = {},
+): Promise<{ manager: McpManager | undefined; trusted: boolean }> {
+  const home = options.home ?? homedir();
+  const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd));
+  const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
+  for (const warning of configuration.warnings) errors.write(`notice: ${warning}\n`);
+  const enabled = configuration.servers.filter((server) => server.status === 'enabled');
+  if (enabled.length === 0) return { manager: undefined, trusted };
+  const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
+  const managerOptions: McpManagerOptions = {
+    ...mcpOptionsFromEnv(options.env ?? process.env),
+    warn: (text) => errors.write(`notice: ${text}\n`),
+    ...(interaction.elicit ? { elicit: interaction.elicit } : {}),
+    ...(process.env['EFFERENT_DEBUG']
+      ? { log: (server, line) => errors.write(`[mcp ${server}] ${line}\n`) }
+      : {}),
+  };
+  return { manager: new McpManager(enabled, managerOptions), trusted };
+}
+
+/**
+ * Opens a session with the configured MCP servers: they start in parallel, failures are reported
+ * (the session still opens), their tools join the pool after the built-ins, and `session.dispose()`
+ * closes them.
+ */
+export async function openSession(
+  options: SessionOptions,
+  flags: McpFlags,
+  errors: Writable = process.stderr,
+  interaction: McpInteraction = {},
+): Promise<Session> {
+  const { manager, trusted } = await loadMcpFor(options, flags, errors, interaction);
+  if (!manager) return createSession({ ...options, trusted });
+  await manager.start();
+  for (const failure of manager.failures) errors.write(`notice: ${failure}\n`);
+  const { attachMcpToSession } = await import('../../mcp/index.ts');
+  try {
+    const session = await createSession({
+      ...options,
+      trusted,
+      extraTools: [...(options.extraTools ?? []), ...manager.tools],
+    });
+    attachMcpToSession(manager, session);
+    return session;
+  } catch (error) {
+    await manager.dispose();
+    throw error;
+  }
+}
+
+interface ElicitProperty {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  oneOf?: Array<{ const?: unknown }>;
+  default?: unknown;
+}
+
+/**
+ * A server's elicitation as questions in the terminal (interactive `run`): the message, one line per
+ * field of the requested form, then whether to send the answer. An empty line keeps a field's
+ * default or leaves an optional field out; end of input cancels.
+ */
+export function createTerminalElicit(
+  input: { question(prompt: string, output: Writable, signal?: AbortSignal): Promise<string | null> },
+  output: Writable,
+): McpElicitationHandler {
+  return async (server, request, signal) => {
+    output.write(`\nMCP server "${server}" asks: ${request.message}\n`);
+    const schema = (request.requestedSchema ?? {}) as {
+      properties?: Record<string, ElicitProperty>;
+      required?: string[];
+    };
+    const content: Record<string, string | number | boolean> = {};
+    for (const [key, property] of Object.entries(schema.properties ?? {})) {
+      const choices = property.enum ?? property.oneOf?.map((option) => option.const);
+      const hint = choices
+        ? ` (${choices.join('/')})`
+        : property.type === 'boolean'
+          ? ' [y/n]'
+          : property.type === 'number' || property.type === 'integer'
+            ? ' (number)'
+            : '';
+      const required = schema.required?.includes(key) ?? false;
+      const answer = await input.question(
+        `  ${property.title ?? key}${hint}${required ? '' : ' (optional)'}: `,
+        output,
+        signal,
+      );
+      if (answer === null) return { action: 'cancel' };
+      const text = answer.trim();
+      if (text === '') {
+        if (property.default !== undefined) content[key] = property.default as string | number | boolean;
+        continue;
+      }
+      if (property.type === 'boolean') content[key] = /^(y|yes|true)$/i.test(text);
+      else if (property.type === 'number' || property.type === 'integer') content[key] = Number(text);
+      else content[key] = text;
+    }
+    const send = await input.question('Send this answer? [y/N] ', output, signal);
+    if (send === null) return { action: 'cancel' };
+    return /^y(es)?$/i.test(send.trim()) ? { action: 'accept', content } : { action: 'decline' };
+  };
+}

@@ -1,0 +1,312 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** How to reach one MCP server, after `${VAR}` expansion. */
+export type McpServerConfig =
+  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
+
+/** Where a server's entry came from; later scopes in this list lose to earlier ones. */
+export type McpConfigScope = 'cli' | 'project' | 'user' | 'claude-user';
+
+/** One configured server and whether it may start. */
+export interface ConfiguredMcpServer {
+  name: string;
+  scope: McpConfigScope;
+  /** The file (or `--mcp-config`) that defined it. */
+  origin: string;
+  config: McpServerConfig;
+  /** `enabled` servers start; the others say why not. */
+  status: 'enabled' | 'disabled' | 'needs-approval' | 'untrusted';
+}
+
+/** The servers a session would use, and what was wrong with the rest. */
+export interface McpConfiguration {
+  servers: ConfiguredMcpServer[];
+  /** One sentence per skipped or refused entry, naming the file and the server. */
+  warnings: string[];
+}
+
+/** What {@link loadMcpConfiguration} reads; nothing ambient. */
+export interface LoadMcpConfigOptions {
+  projectRoot: string;
+  home: string;
+  /** Whether the user trusts the project folder; an untrusted `.mcp.json` never starts a process. */
+  trusted: boolean;
+  /** `--mcp-config FILE|JSON`, each a path or JSON text starting with `{`. */
+  cliConfigs?: readonly string[];
+  /** `--strict-mcp-config`: only the `--mcp-config` servers. */
+  strict?: boolean;
+  /** Also read `~/.claude.json` and Claude Code's `.claude/` settings. */
+  claudeCompat?: boolean;
+  /** For `${VAR}` expansion; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where relative `--mcp-config` paths start; default `projectRoot`. */
+  cwd?: string;
+}
+
+const stringMap = z.record(z.string(), z.string());
+
+const stdioEntry = z.looseObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().optional(),
+});
+
+const remoteEntry = z.looseObject({
+  type: z.enum(['http', 'sse', 'streamable-http']),
+  url: z.string().min(1),
+  headers: stringMap.optional(),
+});
+
+const approvalSchema = z.looseObject({
+  enableAllProjectMcpServers: z.boolean().optional(),
+  enabledMcpjsonServers: z.array(z.string()).optional(),
+  disabledMcpjsonServers: z.array(z.string()).optional(),
+});
+
+/**
+ * Expands `${VAR}` and `${VAR:-default}`. Unset variables without a default are collected in
+ * `missing` and expand to the empty string.
+ */
+export function expandVariables(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  missing: string[] = [],
+): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback as string;
+    if (value === undefined) missing.push(name);
+    return '';
+  });
+}
+
+function expandMap(
+  map: Record<string, string> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  missing: string[],
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(map ?? {}).map(([key, value]) => [key, expandVariables(value, env, missing)]),
+  );
+}
+
+/** Validates and expands one entry; a string is the reason it was skipped. */
+export function parseServerEntry(
+  raw: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  baseDir: string,
+): McpServerConfig | string {
+  const missing: string[] = [];
+  const type = (raw as { type?: unknown } | null)?.type;
+  if (type === 'http' || type === 'sse' || type === 'streamable-http') {
+    const parsed = remoteEntry.safeParse(raw);
+    if (!parsed.success) return `it needs a "url" string (${firstIssue(parsed.error)})`;
+    const url = expandVariables(parsed.data.url, env, missing);
+    const headers = expandMap(parsed.data.headers, env, missing);
+    if (missing.length > 0) return missingMessage(missing);
+    try {
+      const protocol = new URL(url).protocol;
+      if (protocol !== 'http:' && protocol !== 'https:') return `its url ${url} is not http(s)`;
+    } catch {
+      return `its url "${url}" is not a valid URL`;
+    }
+    return { type: type === 'sse' ? 'sse' : 'http', url, headers };
+  }
+  if (type !== undefined && type !== 'stdio')
+    return `its type ${JSON.stringify(type)} is not stdio, http or sse`;
+  const parsed = stdioEntry.safeParse(raw);
+  if (!parsed.success) return `a stdio server needs a "command" string (${firstIssue(parsed.error)})`;
+  const command = expandVariables(parsed.data.command, env, missing);
+  const args = (parsed.data.args ?? []).map((arg) => expandVariables(arg, env, missing));
+  const serverEnv = expandMap(parsed.data.env, env, missing);
+  const cwd = parsed.data.cwd === undefined ? undefined : expandVariables(parsed.data.cwd, env, missing);
+  if (missing.length > 0) return missingMessage(missing);
+  return {
+    type: 'stdio',
+    command,
+    args,
+    env: serverEnv,
+    ...(cwd !== undefined ? { cwd: isAbsolute(cwd) ? cwd : resolve(baseDir, cwd) } : {}),
+  };
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join('.') || 'entry'}: ${issue.message}` : 'invalid';
+}
+
+function missingMessage(missing: string[]): string {
+  const names = [...new Set(missing)].map((name) => `\${${name}}`).join(', ');
+  return `${names} is not set in the environment (set it, or write \${NAME:-default})`;
+}
+
+async function readJson(path: string): Promise<{ value?: unknown; error?: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { error: `cannot be read (${(error as Error).message})` };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    return { error: `is not valid JSON (${(error as Error).message})` };
+  }
+}
+
+interface Source {
+  scope: McpConfigScope;
+  origin: string;
+  baseDir: string;
+  servers: Record<string, unknown>;
+}
+
+function serversOf(value: unknown): Record<string, unknown> | undefined {
+  const servers = (value as { mcpServers?: unknown } | null)?.mcpServers;
+  return servers !== null && typeof servers === 'object' && !Array.isArray(servers)
+    ? (servers as Record<string, unknown>)
+    : undefined;
+}
+
+async function fileSource(
+  scope: McpConfigScope,
+  path: string,
+  warnings: string[],
+): Promise<Source | undefined> {
+  const { value, error } = await readJson(path);
+  if (error) {
+    warnings.push(`MCP configuration ${path} ${error}; its servers were skipped.`);
+    return undefined;
+  }
+  const servers = serversOf(value);
+  if (value !== undefined && servers === undefined && scope === 'cli') {
+    warnings.push(`MCP configuration ${path} has no "mcpServers" object; nothing was loaded from it.`);
+  }
+  return servers ? { scope, origin: path, baseDir: join(path, '..'), servers } : undefined;
+}
+
+async function cliSource(text: string, cwd: string, warnings: string[]): Promise<Source | undefined> {
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const servers = serversOf(JSON.parse(text));
+      if (servers) return { scope: 'cli', origin: '--mcp-config', baseDir: cwd, servers };
+      warnings.push('--mcp-config JSON has no "mcpServers" object; nothing was loaded from it.');
+    } catch (error) {
+      warnings.push(`--mcp-config JSON is not valid (${(error as Error).message}); it was ignored.`);
+    }
+    return undefined;
+  }
+  const path = isAbsolute(text) ? text : resolve(cwd, text);
+  const { value, error } = await readJson(path);
+  if (error || value === undefined) {
+    warnings.push(`--mcp-config ${path} ${error ?? 'does not exist'}; it was ignored.`);
+    return undefined;
+  }
+  return fileSource('cli', path, warnings);
+}
+
+/** Approval of `.mcp.json` servers, from user and local settings (and project settings when trusted). */
+async function readApprovals(options: LoadMcpConfigOptions): Promise<{
+  all: boolean;
+  enabled: Set<string>;
+  disabled: Set<string>;
+}> {
+  const files = [
+    join(options.home, '.efferent', 'settings.json'),
+    join(options.projectRoot, '.efferent', 'settings.local.json'),
+    ...(options.trusted ? [join(options.projectRoot, '.efferent', 'settings.json')] : []),
+    ...(options.claudeCompat
+      ? [
+          join(options.home, '.claude', 'settings.json'),
+          join(options.projectRoot, '.claude', 'settings.local.json'),
+          ...(options.trusted ? [join(options.projectRoot, '.claude', 'settings.json')] : []),
+        ]
+      : []),
+  ];
+  const result = { all: false, enabled: new Set<string>(), disabled: new Set<string>() };
+  for (const file of files) {
+    const parsed = approvalSchema.safeParse((await readJson(file)).value ?? {});
+    if (!parsed.success) continue;
+    if (parsed.data.enableAllProjectMcpServers) result.all = true;
+    for (const name of parsed.data.enabledMcpjsonServers ?? []) result.enabled.add(name);
+    for (const name of parsed.data.disabledMcpjsonServers ?? []) result.disabled.add(name);
+  }
+  return result;
+}
+
+/**
+ * Collects MCP servers in Claude Code's format: `--mcp-config` (highest), the project's `.mcp.json`,
+ * the user's `~/.efferent/settings.json` `mcpServers` and, with Claude compatibility, `~/.claude.json`.
+ * A server name defined twice keeps the higher scope. Project servers are enabled only in a trusted
+ * folder and when approved; a bad entry is skipped with a warning and the others still load.
+ */
+export async function loadMcpConfiguration(options: LoadMcpConfigOptions): Promise<McpConfiguration> {
+  const env = options.env ?? process.env;
+  const warnings: string[] = [];
+  const cwd = options.cwd ?? options.projectRoot;
+  const sources: Source[] = [];
+  for (const text of options.cliConfigs ?? []) {
+    const source = await cliSource(text, cwd, warnings);
+    if (source) sources.push(source);
+  }
+  if (!options.strict) {
+    const candidates: Array<[McpConfigScope, string]> = [
+      ['project', join(options.projectRoot, '.mcp.json')],
+      ['user', join(options.home, '.efferent', 'settings.json')],
+      ...(options.claudeCompat
+        ? [['claude-user', join(options.home, '.claude.json')] as [McpConfigScope, string]]
+        : []),
+    ];
+    for (const [scope, path] of candidates) {
+      const source = await fileSource(scope, path, warnings);
+      if (source) sources.push(source);
+    }
+  }
+  const approvals = await readApprovals(options);
+  const servers: ConfiguredMcpServer[] = [];
+  const seen = new Set<string>();
+  for (const source of sources) {
+    for (const [name, raw] of Object.entries(source.servers)) {
+      if (seen.has(name)) continue;
+      if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
+        warnings.push(
+          `MCP server "${name}" in ${source.origin} was skipped: a server name may use only letters, digits, "_", "-" and "." (at most 64).`,
+        );
+        continue;
+      }
+      const config = parseServerEntry(raw, env, source.baseDir);
+      if (typeof config === 'string') {
+        warnings.push(`MCP server "${name}" in ${source.origin} was skipped: ${config}.`);
+        continue;
+      }
+      seen.add(name);
+      let status: ConfiguredMcpServer['status'] = 'enabled';
+      if (source.scope === 'project') {
+        if (!options.trusted) status = 'untrusted';
+        else if (approvals.disabled.has(name)) status = 'disabled';
+        else if (!approvals.all && !approvals.enabled.has(name)) status = 'needs-approval';
+      }
+      servers.push({ name, scope: source.scope, origin: source.origin, config, status });
+    }
+  }
+  const untrusted = servers.filter((server) => server.status === 'untrusted');
+  if (untrusted.length > 0) {
+    warnings.push(
+      `${join(options.projectRoot, '.mcp.json')} defines ${untrusted.map((s) => `"${s.name}"`).join(', ')}, but this folder is not trusted, so they were not started. Run with --trust to trust it.`,
+    );
+  }
+  const unapproved = servers.filter((server) => server.status === 'needs-approval');
+  if (unapproved.length > 0) {
+    warnings.push(
+      `Project MCP servers ${unapproved.map((s) => `"${s.name}"`).join(', ')} from .mcp.json are not approved, so they were not started. Add them to "enabledMcpjsonServers" (or set "enableAllProjectMcpServers": true) in ~/.efferent/settings.json or .efferent/settings.local.json.`,
+    );
+  }
+  return { servers, warnings };
+}

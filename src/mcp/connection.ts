@@ -1,0 +1,331 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type ReadResourceResult,
+  type Resource,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchema } from '../core/index.ts';
+import type { McpServerConfig } from './config.ts';
+import { ProcessGroupStdioTransport } from './stdio-transport.ts';
+
+/** A tool as a server lists it (the fields efferent uses). */
+export interface McpToolDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+/** Where a connection stands. */
+export type McpConnectionStatus = 'pending' | 'connected' | 'failed' | 'closed';
+
+/** A server's question to the user (elicitation); answer with accept, decline or cancel. */
+export type McpElicitationHandler = (
+  server: string,
+  request: { message: string; requestedSchema: unknown },
+  signal: AbortSignal,
+) => Promise<ElicitResult>;
+
+/** Options shared by every connection of a session. */
+export interface McpConnectionOptions {
+  /** `MCP_TIMEOUT`: how long start-up (spawn + initialize + tools/list) may take; default 30 s. */
+  startupTimeoutMs?: number;
+  /** How often a crashed stdio server is started again on a later call; default 3. */
+  maxRestarts?: number;
+  /** Largest message a stdio server may send; bigger ones stop the server. */
+  maxMessageBytes?: number;
+  /** Environment `${VAR}`-free base for stdio servers; default the SDK's safe subset (PATH, HOME, …). */
+  baseEnv?: Readonly<Record<string, string>>;
+  /** Asked when a server elicits; without it efferent does not offer elicitation. */
+  elicit?: McpElicitationHandler;
+  /** Diagnostic lines (server stderr, transport errors). */
+  log?: (server: string, line: string) => void;
+}
+
+/** Default start-up limit (`MCP_TIMEOUT`). */
+export const defaultStartupTimeoutMs = 30_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+}
+
+/**
+ * One MCP server: its SDK client, transport and tool list. A stdio server that exits is started
+ * again on the next call, at most `maxRestarts` times; every failure is recorded in `error` so
+ * callers can tell the model what happened.
+ */
+export class McpConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  status: McpConnectionStatus = 'pending';
+  /** Why the server is not connected, in words. */
+  error: string | undefined;
+  tools: McpToolDescriptor[] = [];
+  instructions: string | undefined;
+  serverVersion: { name: string; version: string } | undefined;
+  hasResources = false;
+  restarts = 0;
+  /** Called after `tools/list_changed` refreshed {@link tools}. */
+  onToolsChanged: (() => void) | undefined;
+
+  readonly #options: McpConnectionOptions;
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #opening: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(name: string, config: McpServerConfig, options: McpConnectionOptions = {}) {
+    this.name = name;
+    this.config = config;
+    this.#options = options;
+  }
+
+  /** The stdio server's process group id while it runs. */
+  get pid(): number | undefined {
+    return this.#transport instanceof ProcessGroupStdioTransport ? this.#transport.pid : undefined;
+  }
+
+  /** Connects (once); never throws: a failure leaves `status: 'failed'` and `error`. */
+  connect(): Promise<void> {
+    this.#opening ??= this.#open().finally(() => {
+      this.#opening = undefined;
+    });
+    return this.#opening;
+  }
+
+  async #open(): Promise<void> {
+    const timeoutMs = this.#options.startupTimeoutMs ?? defaultStartupTimeoutMs;
+    this.status = 'pending';
+    this.error = undefined;
+    try {
+      await withTimeout(
+        this.#start(timeoutMs),
+        timeoutMs,
+        `it did not finish starting within ${timeoutMs} ms (MCP_TIMEOUT)`,
+      );
+      if (this.#closed) throw new Error('the session ended');
+      this.status = 'connected';
+    } catch (error) {
+      this.status = this.#closed ? 'closed' : 'failed';
+      this.error = describeError(error);
+      await this.#dropTransport();
+    }
+  }
+
+  async #start(timeoutMs: number): Promise<void> {
+    const client = this.#newClient();
+    if (this.config.type === 'stdio') {
+      const transport = new ProcessGroupStdioTransport({
+        command: this.config.command,
+        args: this.config.args,
+        env: { ...(this.#options.baseEnv ?? getDefaultEnvironment()), ...this.config.env },
+        ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
+        ...(this.#options.maxMessageBytes ? { maxMessageBytes: this.#options.maxMessageBytes } : {}),
+        onStderr: (line) => this.#options.log?.(this.name, line),
+      });
+      await this.#attach(client, transport, timeoutMs);
+    } else {
+      const url = new URL(this.config.url);
+      const requestInit = { headers: this.config.headers };
+      if (this.config.type === 'http') {
+        try {
+          await this.#attach(client, new StreamableHTTPClientTransport(url, { requestInit }), timeoutMs);
+        } catch (error) {
+          // The SDK's advice for old servers: when streamable HTTP fails, try the legacy SSE transport.
+          this.#options.log?.(this.name, `streamable HTTP failed (${describeError(error)}); trying SSE`);
+          await this.#dropTransport();
+          await this.#attach(this.#newClient(), new SSEClientTransport(url, { requestInit }), timeoutMs);
+        }
+      } else {
+        await this.#attach(client, new SSEClientTransport(url, { requestInit }), timeoutMs);
+      }
+    }
+    await this.#loadTools();
+  }
+
+  #newClient(): Client {
+    const client = new Client(
+      { name: 'efferent', version: '0.1.0' },
+      { capabilities: this.#options.elicit ? { elicitation: {} } : {} },
+    );
+    const elicit = this.#options.elicit;
+    if (elicit) {
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+        elicit(
+          this.name,
+          {
+            message: request.params.message,
+            requestedSchema: 'requestedSchema' in request.params ? request.params.requestedSchema : undefined,
+          },
+          extra.signal,
+        ),
+      );
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (this.#client !== client) return;
+      try {
+        await this.#loadTools();
+        this.onToolsChanged?.();
+      } catch (error) {
+        this.#options.log?.(this.name, `tools/list after list_changed failed: ${describeError(error)}`);
+      }
+    });
+    return client;
+  }
+
+  async #attach(client: Client, transport: Transport, timeoutMs: number): Promise<void> {
+    this.#client = client;
+    this.#transport = transport;
+    client.onclose = () => {
+      if (this.#client !== client) return;
+      if (this.status === 'connected') {
+        this.status = 'failed';
+        this.error = 'the server closed the connection (it exited or crashed)';
+      }
+    };
+    client.onerror = (error) => this.#options.log?.(this.name, `transport: ${describeError(error)}`);
+    await client.connect(transport, { timeout: timeoutMs });
+    this.instructions = client.getInstructions();
+    const version = client.getServerVersion();
+    this.serverVersion = version ? { name: version.name, version: version.version } : undefined;
+    this.hasResources = client.getServerCapabilities()?.resources !== undefined;
+  }
+
+  async #loadTools(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    if (!client.getServerCapabilities()?.tools) {
+      this.tools = [];
+      return;
+    }
+    const tools: McpToolDescriptor[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      for (const tool of page.tools) tools.push(tool as McpToolDescriptor);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.tools = tools;
+  }
+
+  async #dropTransport(): Promise<void> {
+    const client = this.#client;
+    const transport = this.#transport;
+    this.#client = undefined;
+    this.#transport = undefined;
+    await client?.close().catch(() => {});
+    await transport?.close().catch(() => {});
+  }
+
+  /** A connected client, restarting a crashed stdio server when restarts remain; throws with a reason. */
+  async #ready(): Promise<Client> {
+    if (this.#opening) await this.#opening;
+    if (this.#closed) throw new Error(`MCP server "${this.name}" was shut down with the session.`);
+    if (this.status === 'failed' && this.config.type === 'stdio') {
+      const limit = this.#options.maxRestarts ?? 3;
+      if (this.restarts < limit) {
+        this.restarts += 1;
+        this.#options.log?.(this.name, `restarting (attempt ${this.restarts} of ${limit})`);
+        await this.#dropTransport();
+        await this.connect();
+      }
+    }
+    if (this.status !== 'connected' || !this.#client) {
+      throw new Error(
+        `MCP server "${this.name}" is not available: ${this.error ?? 'it is not connected'}. Continue without it or ask the user to fix the server.`,
+      );
+    }
+    return this.#client;
+  }
+
+  /** Calls a tool; `timeoutMs` is `MCP_TOOL_TIMEOUT`. Aborting sends `notifications/cancelled`. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      onProgress?: (progress: {
+        progress: number;
+        total?: number | undefined;
+        message?: string | undefined;
+      }) => void;
+    } = {},
+  ): Promise<CallToolResult> {
+    const client = await this.#ready();
+    // The SDK never removes its abort listener, so it gets a signal that lives as long as this call,
+    // linked to the long-lived session signal by a listener that is removed afterwards.
+    const call = new AbortController();
+    const forward = () => call.abort(options.signal?.reason);
+    if (options.signal?.aborted) call.abort(options.signal.reason);
+    else options.signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+        signal: call.signal,
+        timeout: options.timeoutMs ?? defaultToolTimeoutMs,
+        ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: false } : {}),
+      });
+      return result as CallToolResult;
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  /** Every resource the server lists. */
+  async listResources(signal?: AbortSignal): Promise<Resource[]> {
+    const client = await this.#ready();
+    if (!this.hasResources) return [];
+    const resources: Resource[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(
+        cursor ? { cursor } : {},
+        signal ? { signal: AbortSignal.any([signal]) } : {},
+      );
+      resources.push(...page.resources);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return resources;
+  }
+
+  /** Reads one resource. */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = await this.#ready();
+    return client.readResource({ uri }, signal ? { signal: AbortSignal.any([signal]) } : {});
+  }
+
+  /** Closes the client and kills a stdio server's process group. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#opening) await this.#opening.catch(() => {});
+    await this.#dropTransport();
+    this.status = 'closed';
+  }
+}
+
+/** Default per-call limit (`MCP_TOOL_TIMEOUT`): long enough for slow tools, finite for hung ones. */
+export const defaultToolTimeoutMs = 10 * 60_000;

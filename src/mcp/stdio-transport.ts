@@ -1,0 +1,165 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** How to start a stdio server. */
+export interface StdioServerParameters {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** Largest single message accepted; a bigger one stops the server (default 16 MB). */
+  maxMessageBytes?: number;
+  /** Receives the server's stderr, line by line (default: dropped). */
+  onStderr?: (line: string) => void;
+}
+
+/** The default largest message a stdio server may send. */
+export const defaultMaxMessageBytes = 16 * 1024 * 1024;
+
+/**
+ * The client side of MCP's stdio transport. Message parsing and validation are the SDK's
+ * (`deserializeMessage`, `serializeMessage`); this class owns the process and the line framing
+ * (chunks are joined once per line, so a large message costs linear time): the server runs in its own
+ * process group, so closing kills everything it started (npx wrappers, shells, grandchildren), which
+ * the SDK's `StdioClientTransport` cannot do.
+ */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #params: StdioServerParameters;
+  readonly #maxMessageBytes: number;
+  /** Chunks of the line being received, so a large message is joined once rather than per chunk. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #child: ChildProcess | undefined;
+  #closed = false;
+  #exit: Promise<void> = Promise.resolve();
+
+  constructor(params: StdioServerParameters) {
+    this.#params = params;
+    this.#maxMessageBytes = params.maxMessageBytes ?? defaultMaxMessageBytes;
+  }
+
+  /** The server's process id (also its process group id) while it runs. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.#params.command, [...this.#params.args], {
+        cwd: this.#params.cwd,
+        env: { ...this.#params.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        windowsHide: true,
+      });
+      this.#child = child;
+      this.#exit = new Promise((done) => child.once('close', () => done()));
+      child.once('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+        this.#finish();
+      });
+      child.once('spawn', () => resolve());
+      child.once('close', () => {
+        // A crashed server may leave children behind in its group: they go with it.
+        signalGroup(child, 'SIGKILL');
+        this.#finish();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => this.#receive(chunk));
+      let pending = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        pending += chunk.toString('utf8');
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        if (pending.length > 65_536) pending = '';
+        for (const line of lines) this.#params.onStderr?.(line);
+      });
+    });
+  }
+
+  #receive(chunk: Buffer): void {
+    let rest = chunk;
+    for (let newline = rest.indexOf(10); newline !== -1; newline = rest.indexOf(10)) {
+      this.#pending.push(rest.subarray(0, newline));
+      const line = Buffer.concat(this.#pending).toString('utf8').replace(/\r$/, '');
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      rest = rest.subarray(newline + 1);
+      if (line.trim() === '') continue;
+      let message: JSONRPCMessage;
+      try {
+        message = deserializeMessage(line);
+      } catch (error) {
+        // A line that is not JSON-RPC (a stray log line on stdout) is reported and skipped.
+        this.onerror?.(
+          new Error(`The server wrote a line that is not JSON-RPC: ${line.slice(0, 200)}`, { cause: error }),
+        );
+        continue;
+      }
+      this.onmessage?.(message);
+      if (this.#closed) return;
+    }
+    if (rest.length === 0) return;
+    this.#pending.push(rest);
+    this.#pendingBytes += rest.length;
+    if (this.#pendingBytes > this.#maxMessageBytes) {
+      // A message beyond the limit: the server is stopped rather than buffered without end.
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.onerror?.(new Error(`The server sent a message larger than ${this.#maxMessageBytes} bytes.`));
+      void this.close();
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.#child?.stdin;
+      if (!stdin || this.#closed || stdin.destroyed) {
+        reject(new Error('The MCP server process is not running.'));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /** Ends stdin, then signals the whole process group: SIGTERM, and SIGKILL after a grace period. */
+  async close(graceMs = 1_500): Promise<void> {
+    const child = this.#child;
+    if (!child) return this.#finish();
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      signalGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
+      timer.unref();
+      await this.#exit;
+      clearTimeout(timer);
+    }
+    // The leader may be gone while its children still run: sweep the group once more.
+    signalGroup(child, 'SIGKILL');
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pending = [];
+    this.onclose?.();
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
