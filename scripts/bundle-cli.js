@@ -15,7 +15,17 @@ await build({
   format: 'esm',
   target: 'node20',
   logLevel: 'warning',
-  external: ['sharp', 'web-tree-sitter', 'tree-sitter-bash', '@vscode/ripgrep', 'unpdf', 'file-type', 'openai', '@anthropic-ai/sdk'],
+  external: [
+    'sharp',
+    'web-tree-sitter',
+    'tree-sitter-bash',
+    '@vscode/ripgrep',
+    'unpdf',
+    'file-type',
+    'openai',
+    '@anthropic-ai/sdk',
+    '@modelcontextprotocol/sdk',
+  ],
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as efferentCreateRequire } from 'node:module';\nconst require = efferentCreateRequire(import.meta.url);" },
 });
