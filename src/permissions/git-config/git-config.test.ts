@@ -151,6 +151,27 @@ describe('the inspection follows the directory git really runs in', () => {
     expect(inspectGitInvocation(invocation(['git', '--frobnicate', 'log'], proj)).ok).toBe(false);
     expect(inspectGitInvocation(invocation(['git', 'status'], null)).ok).toBe(false);
     expect(inspectGitInvocation(invocation(['git', 'status'], proj, ['GIT_DIR'])).ok).toBe(false);
+    // A pager of cat (or none) and the lock and prompt switches are harmless; any other value asks.
+    const assigned = (name: string, value: string) => ({
+      argv: ['git', 'log'],
+      envVars: [{ name, value }],
+      cwd: proj,
+      home: base,
+    });
+    for (const [name, value] of [
+      ['GIT_PAGER', 'cat'],
+      ['GIT_PAGER', ''],
+      ['GIT_TERMINAL_PROMPT', '0'],
+      ['GIT_OPTIONAL_LOCKS', '0'],
+    ] as const)
+      expect(inspectGitInvocation(assigned(name, value)).ok, `${name}=${value}`).toBe(true);
+    for (const [name, value] of [
+      ['GIT_PAGER', 'sh -c id'],
+      ['GIT_PAGER', './pager'],
+      ['GIT_DIR', 'x'],
+      ['GIT_CONFIG_GLOBAL', 'x'],
+    ] as const)
+      expect(inspectGitInvocation(assigned(name, value)).ok, `${name}=${value}`).toBe(false);
   });
 
   it('is given the cwd the analyser tracked: cd earlier on the line, env -C, the session directory', () => {

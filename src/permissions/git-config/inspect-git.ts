@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ConfigEntry, isIncludeEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
 import { entryConcern, entryKey } from './inert-keys.ts';
+import { isHarmlessEnvAssignment } from '../../shell/index.ts';
 
 /**
  * Before a git invocation is allowed without a person, the configuration of the repository git will
@@ -20,7 +21,8 @@ export interface GitInvocation {
   argv: readonly string[];
   /** Parallel to argv: whether each word is known before the command runs. */
   argKinds?: ReadonlyArray<'literal' | 'glob' | 'dynamic'>;
-  envVars: ReadonlyArray<{ name: string }>;
+  /** Assignments before the command; a value, when known, lets harmless ones (`GIT_PAGER=cat`) pass. */
+  envVars: ReadonlyArray<{ name: string; value?: string }>;
   /** The directory it runs in; null when only known at run time. */
   cwd: string | null;
   /** For `~/` in include paths and `core.hooksPath`. */
@@ -389,7 +391,11 @@ function inspectRepository(
  * (or the command line) sets could make git run a program. Pure file reads, cached per file.
  */
 export function inspectGitInvocation(invocation: GitInvocation): GitInspection {
-  const gitVariable = invocation.envVars.find((variable) => variable.name.startsWith('GIT_'));
+  const gitVariable = invocation.envVars.find(
+    (variable) =>
+      variable.name.startsWith('GIT_') &&
+      !(variable.value !== undefined && isHarmlessEnvAssignment(variable.name, variable.value, 'git')),
+  );
   if (gitVariable)
     return ask(`it sets ${gitVariable.name}, which changes the repository or configuration git reads`);
   if (invocation.cwd === null)
