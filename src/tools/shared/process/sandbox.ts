@@ -19,7 +19,6 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type SessionResource, type SessionResourceKey, startupFileNames } from '../../../core/index.ts';
 import {
   protectedDirectoryNames,
-  protectedFileNames,
   protectedFilePatterns,
   sandboxReadOnlyHomeEntries,
   sandboxReadOnlyWorkspaceEntries,
