@@ -97,6 +97,14 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
       'build/out.ts',
       'keep.ts',
     ]);
+    // A pattern that also matches directory names must not re-admit the excluded ones.
+    for (const pattern of ['**/*', '**', '*', '**/pkg/**']) {
+      const all = await glob({ pattern });
+      expect(
+        all.ok && all.data.filenames.filter((path) => /node_modules|\.git\//.test(path)),
+        pattern,
+      ).toEqual([]);
+    }
     const explicit = await glob({ pattern: 'node_modules/**/*.ts' });
     expect(explicit.ok && explicit.data.filenames).toEqual(['node_modules/pkg/index.ts']);
   });
