@@ -1,8 +1,17 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 
-/** How many `stat` calls are in flight at once: enough to keep libuv's pool busy, few enough to bound memory. */
-const statConcurrency = 64;
+/** A file's modification time; a file that vanished or can't be read counts as oldest. */
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.NEGATIVE_INFINITY;
+  } catch {
+    return Number.NEGATIVE_INFINITY;
+  }
+}
+
+/** Paths stat'ed between two turns of the event loop. */
+const statChunk = 2_000;
 
 /**
  * Orders paths newest first by modification time, ties (and unreadable files, which count as oldest)
@@ -10,8 +19,9 @@ const statConcurrency = 64;
  * ripgrep's own `--sortr modified` is not used: before version 14 it sorts each directory on its own,
  * and in every version it makes the search single-threaded.
  *
- * `paths` are relative to `root` (or absolute). With `limit`, only the newest `limit` are returned,
- * kept in a bounded selection rather than sorting everything.
+ * `paths` are relative to `root` (or absolute). With `limit`, only the newest `limit` are returned.
+ * The stats are synchronous, in chunks with a yield to the event loop between them: for metadata
+ * already in the kernel's cache that is three to four times faster than the thread pool.
  */
 export async function newestFirst(
   root: string,
@@ -20,17 +30,15 @@ export async function newestFirst(
   limit?: number,
 ): Promise<string[]> {
   const times = new Float64Array(paths.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      signal?.throwIfAborted();
-      const index = next++;
+  for (let start = 0; start < paths.length; start += statChunk) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    const end = Math.min(paths.length, start + statChunk);
+    for (let index = start; index < end; index++) {
       const path = paths[index] as string;
-      const stats = await stat(isAbsolute(path) ? path : join(root, path)).catch(() => undefined);
-      times[index] = stats?.mtimeMs ?? Number.NEGATIVE_INFINITY;
+      times[index] = mtimeOf(isAbsolute(path) ? path : join(root, path));
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(statConcurrency, paths.length) }, worker));
+  }
   const order = Array.from(paths.keys());
   const compare = (a: number, b: number) => {
     const byTime = (times[b] as number) - (times[a] as number);
