@@ -6,10 +6,11 @@
  * `npx tsx bench/startup.ts [--json] [--runs N]`
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildState } from '../bin/build-state.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -33,22 +34,6 @@ function once(argv: string[]): number {
   return performance.now() - started;
 }
 
-/** Whether bin/efferent.js will run the bundle: it exists and no source changed after it was built. */
-function bundleIsCurrent(): boolean {
-  const bundle = join(root, 'dist', 'cli', 'bundle.js');
-  if (!existsSync(bundle)) return false;
-  const newest = (directory: string): number =>
-    Math.max(
-      statSync(directory).mtimeMs,
-      ...readdirSync(directory, { withFileTypes: true }).map((entry) =>
-        entry.isDirectory()
-          ? newest(join(directory, entry.name))
-          : statSync(join(directory, entry.name)).mtimeMs,
-      ),
-    );
-  return newest(join(root, 'src')) <= statSync(bundle).mtimeMs;
-}
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -60,7 +45,7 @@ try {
   for (let run = 0; run < runs; run++)
     for (const [name, argv] of Object.entries(cases)) times[name]?.push(once(argv));
   const base = median(times['node -e 0'] ?? []);
-  const built = bundleIsCurrent();
+  const built = buildState(root).current;
   const rows = Object.entries(times).map(([name, values]) => ({
     name,
     medianMs: Math.round(median(values)),
