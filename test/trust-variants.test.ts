@@ -11,7 +11,7 @@ import {
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  protectedDirectoryNameList,
+  protectedDirectoryNames,
   protectedEntryReason,
   protectedNestedPaths,
   sandboxReadOnlyHomeEntries,
@@ -116,7 +116,7 @@ describe('a command allow rule never authorises a read outside the working direc
 
 /** A concrete file path for each protected entry: the entry itself, or a file inside it. */
 function targetsOf(entries: readonly string[]): string[] {
-  const directories = new Set([...protectedDirectoryNameList, ...protectedNestedPaths]);
+  const directories = new Set([...protectedDirectoryNames, ...protectedNestedPaths]);
   return entries.map((entry) => (directories.has(entry) ? `${entry}/evil` : entry));
 }
 

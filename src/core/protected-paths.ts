@@ -51,7 +51,7 @@ export const startupFileNames: readonly string[] = [
 ];
 
 /** Directory names protected wherever they appear in a path. */
-export const protectedDirectoryNameList: readonly string[] = [
+export const protectedDirectoryNames: readonly string[] = [
   '.git',
   '.vscode',
   '.idea',
@@ -109,7 +109,7 @@ export const protectedNestedPaths: readonly string[] = [
 ];
 
 /** File names protected wherever they appear. */
-export const protectedFileNameList: readonly string[] = [
+export const protectedFileNames: readonly string[] = [
   ...startupFileNames,
   '.gitmodules',
   '.gitattributes',
@@ -142,7 +142,7 @@ export const protectedFileNameList: readonly string[] = [
  * File-name patterns protected wherever they appear (lefthook reads `lefthook.yml`,
  * `.lefthook.yml`, `lefthook-local.yaml`, …; yarn reads every `.yarnrc*`).
  */
-export const protectedFileNamePatterns: readonly RegExp[] = [
+export const protectedFilePatterns: readonly RegExp[] = [
   /^\.yarnrc/,
   /^\.?lefthook/,
   /-wrapper\.properties$/,
@@ -157,7 +157,7 @@ const protectedPathPatterns: ReadonlyArray<{ pattern: RegExp; reason: string }> 
   },
 ];
 
-/** Concrete spellings of {@link protectedFileNamePatterns}, for consumers that bind paths one by one. */
+/** Concrete spellings of {@link protectedFilePatterns}, for consumers that bind paths one by one. */
 const patternSpellings: readonly string[] = [
   '.yarnrc',
   '.yarnrc.yml',
@@ -181,12 +181,9 @@ const patternSpellings: readonly string[] = [
  */
 export const sandboxReadOnlyWorkspaceEntries: readonly string[] = [
   ...new Set(
-    [
-      ...protectedFileNameList,
-      ...protectedDirectoryNameList,
-      ...protectedNestedPaths,
-      ...patternSpellings,
-    ].filter((entry) => !['.git', '.efferent', '.claude'].includes(entry)),
+    [...protectedFileNames, ...protectedDirectoryNames, ...protectedNestedPaths, ...patternSpellings].filter(
+      (entry) => !['.git', '.efferent', '.claude'].includes(entry),
+    ),
   ),
 ];
 
@@ -217,8 +214,8 @@ const unprotectedSubdirectories = [
 ] as const;
 
 const lower = (list: readonly string[]) => new Set(list.map((entry) => entry.toLowerCase()));
-const directoryNames = lower(protectedDirectoryNameList);
-const fileNames = lower(protectedFileNameList);
+const directoryNames = lower(protectedDirectoryNames);
+const fileNames = lower(protectedFileNames);
 const nested = protectedNestedPaths.map((entry) => entry.toLowerCase().split('/'));
 
 /** Why writing this path could make a later program run code, or undefined when it could not. */
@@ -238,18 +235,9 @@ export function protectedEntryReason(path: string): string | undefined {
   }
   const name = segments.at(-1) ?? '';
   const lowerName = name.toLowerCase();
-  if (fileNames.has(lowerName) || protectedFileNamePatterns.some((pattern) => pattern.test(lowerName)))
+  if (fileNames.has(lowerName) || protectedFilePatterns.some((pattern) => pattern.test(lowerName)))
     return `${name} can run code or change configuration`;
   const matched = protectedPathPatterns.find(({ pattern }) => pattern.test(path));
   if (matched) return matched.reason;
   return undefined;
 }
-
-/** {@link protectedDirectoryNameList} under the name the sandbox imports. */
-export const protectedDirectoryNames: readonly string[] = protectedDirectoryNameList;
-
-/** {@link protectedFileNameList} under the name the sandbox imports. */
-export const protectedFileNames: readonly string[] = protectedFileNameList;
-
-/** {@link protectedFileNamePatterns} under the name the sandbox imports. */
-export const protectedFilePatterns: readonly RegExp[] = protectedFileNamePatterns;

@@ -1,11 +1,7 @@
 import { dirname, posix } from 'node:path';
 import { isInsideDirectory } from './canonical-path.ts';
 
-import {
-  protectedDirectoryNameList,
-  protectedEntryReason,
-  protectedFileNameList,
-} from '../../core/protected-paths.ts';
+import { protectedEntryReason } from '../../core/protected-paths.ts';
 
 /**
  * Paths whose modification can run code later (git hooks, shell start-up files, package-manager
@@ -13,11 +9,7 @@ import {
  * pre-approved by an allow rule or acceptEdits. The lists live in core, shared with the sandbox.
  */
 
-/** Directory names that are protected wherever they appear in a path. */
-export const protectedDirectoryNames: readonly string[] = protectedDirectoryNameList;
-
-/** File names that are protected wherever they appear. */
-export const protectedFileNames: readonly string[] = protectedFileNameList;
+export { protectedDirectoryNames, protectedFileNames } from '../../core/protected-paths.ts';
 
 /** Why a path is protected, or undefined when it is not. */
 export function protectedPathReason(path: string): string | undefined {

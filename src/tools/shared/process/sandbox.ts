@@ -104,9 +104,6 @@ export const coveredWorkspaceEntries: readonly string[] = protectedWorkspaceEntr
   (name) => !homeOnlyNames.has(name) && !name.includes('/'),
 );
 
-/** Kept for callers of the earlier API: every protected name is now protected whether present or not. */
-export const protectedIfPresentEntries: readonly string[] = protectedWorkspaceEntries;
-
 /** Entries in home that run code in later sessions (protected when home is writable); one list in core. */
 export const protectedHomeEntries: readonly string[] = sandboxReadOnlyHomeEntries;
 
