@@ -2,7 +2,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { ToolUseContext } from '../../core/index.ts';
 import { resolveToolPath } from '../shared/paths.ts';
 
-const globMagic = /[*?[\]{}()!]/;
+/** Characters that make a glob segment a pattern rather than a literal name. */
+export const globMagic = /[*?[\]{}()!]/;
 
 /** Splits an absolute pattern into the directory before its first wildcard and the rest. */
 export function splitAbsolutePattern(pattern: string): { base: string; pattern: string } {

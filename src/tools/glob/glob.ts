@@ -10,7 +10,7 @@ import { walkFiles } from '../shared/walk-files.ts';
 import { newestFirst } from '../shared/newest-first.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
-import { globSearchRoot } from './glob-root.ts';
+import { globMagic, globSearchRoot } from './glob-root.ts';
 
 export { splitAbsolutePattern } from './glob-root.ts';
 
@@ -72,7 +72,7 @@ function excludedDirectories(options: GlobOptions, pattern: string, base: string
 function literalPrefix(pattern: string): string {
   const segments = pattern.split('/');
   const firstMagic = segments.findIndex(
-    (segment) => /[*?[\]{}()!]/.test(segment) || segment === '..' || segment === '.',
+    (segment) => globMagic.test(segment) || segment === '..' || segment === '.',
   );
   const literal = firstMagic === -1 ? segments.slice(0, -1) : segments.slice(0, firstMagic);
   return literal.filter(Boolean).join('/');
