@@ -166,25 +166,26 @@ function applyAcrossLineEndings(content: string, edit: StringEdit): EditOutcome 
   ) {
     spans.push([origin[at] as number, origin[at + target.length] as number]);
   }
-  let text = '';
-  let cursor = 0;
-  let first = { old: '', new: '', index: 0 };
-  for (const [start, end] of spans) {
+  const edits = spans.map(([start, end]) => {
     const replaced = content.slice(start, end);
     const lineEnd = content.indexOf('\n', end);
     const fallback = lineEnd > 0 && content[lineEnd - 1] === '\r' ? '\r\n' : '\n';
-    const replacement = withEndingsOf(replaced, newFolded, fallback);
-    if (cursor === 0 && text === '') first = { old: replaced, new: replacement, index: start };
+    return { start, end, replaced, replacement: withEndingsOf(replaced, newFolded, fallback) };
+  });
+  let text = '';
+  let cursor = 0;
+  for (const { start, end, replacement } of edits) {
     text += content.slice(cursor, start) + replacement;
     cursor = end;
   }
   text += content.slice(cursor);
+  const first = edits[0] as (typeof edits)[number];
   return {
     ok: true,
     text,
-    actualOld: first.old,
-    actualNew: first.new,
-    index: first.index,
+    actualOld: first.replaced,
+    actualNew: first.replacement,
+    index: first.start,
     count: spans.length,
   };
 }
