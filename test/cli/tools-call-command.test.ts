@@ -1,32 +1,8 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runEfferent } from './run-efferent.ts';
 import { createTempWorkspace, type TempWorkspace } from '../../src/testing/index.ts';
 
-const root = resolve(import.meta.dirname, '../..');
-
-/** Runs the real CLI in a child process. */
-function efferent(
-  args: string[],
-  cwd: string,
-  home = cwd,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(root, 'bin/efferent.js'), ...args], {
-      cwd,
-      env: { PATH: process.env['PATH'], HOME: home, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const efferent = runEfferent;
 
 let workspace: TempWorkspace;
 afterEach(() => workspace?.dispose());

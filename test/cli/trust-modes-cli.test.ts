@@ -1,33 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runEfferent } from './run-efferent.ts';
 import { createTempWorkspace } from '../../src/testing/index.ts';
 
-const root = resolve(import.meta.dirname, '../..');
-
-/** Runs the real CLI in a child process with its own HOME. */
-function efferent(
-  args: string[],
-  cwd: string,
-  home: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [resolve(root, 'bin/efferent.js'), ...args], {
-      cwd,
-      env: { PATH: process.env['PATH'], HOME: home, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const efferent = runEfferent;
 
 describe('efferent call in an untrusted folder whose settings try to loosen', () => {
   it('ignores acceptEdits, disableAllHooks and env from the project, with a notice; --trust applies acceptEdits', async () => {

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runEfferent } from '../cli/run-efferent.ts';
 
 const repo = resolve(import.meta.dirname, '..', '..');
-const bin = join(repo, 'bin', 'efferent.js');
 const faultScript = join(import.meta.dirname, 'fixtures', 'fault-server.mjs');
 const memoryScript = join(repo, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 let root: string;
@@ -23,24 +22,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function efferent(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: project,
-      env: { PATH: process.env['PATH'], HOME: home, NO_COLOR: '1', FAULT_SCRIPT: faultScript },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdin.end();
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const efferent = (args: string[]) => runEfferent(args, project, home, { FAULT_SCRIPT: faultScript });
 
 const config = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
 
