@@ -114,10 +114,19 @@ function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSu
     wrappers: command.unwrapped.wrappers,
     indirectReads: indirectReadsOf(
       inner.argv,
-      command.unwrapped.xargs,
+      command.unwrapped.xargs && xargsInput(command, options.home),
       inner.envVars.map((variable) => variable.name),
     ),
   };
+}
+
+/** xargs' details plus, when a path lister feeds it, the absolute directory whose paths it lists. */
+function xargsInput(command: WalkedCommand, home: string | undefined) {
+  const xargs = { ...command.unwrapped.xargs };
+  const stdin = command.stdin;
+  if (stdin?.kind !== 'listed' || stdin.cwd === null) return xargs;
+  const below = resolveShellPath(stdin.cwd, stdin.directory, home);
+  return below === null ? xargs : { ...xargs, listedBelow: below };
 }
 
 /**

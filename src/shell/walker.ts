@@ -4,7 +4,7 @@ import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
 import { type HeredocSpan, planHeredocs, verifyHeredocs } from './heredoc.ts';
 import { parseBash } from './parser.ts';
-import { listedDirectory } from './path-listers.ts';
+import { listedDirectory, pipedDirectory } from './path-listers.ts';
 import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
 import { checkPlainTestCommand } from './test-expression.ts';
 import { screenCommandText } from './text-checks.ts';
@@ -27,7 +27,19 @@ export interface WalkedCommand extends SimpleCommand {
   /** The working directory it runs in; null when a `cd` made it unknown. */
   cwd: string | null;
   unwrapped: UnwrapDetails;
+  /** Where its standard input comes from; absent when it reads the tool's own (empty) input. */
+  stdin?: StdinSource;
 }
+
+/**
+ * What a command's standard input carries, as far as the walker can tell: `listed` when a pipe
+ * brings the output of a path lister (`find . -name '*.ts' | xargs grep x`: names of paths below
+ * `directory`, relative to `cwd`), `unknown` for any other pipe, a file, a heredoc or a here-string.
+ */
+export type StdinSource = { kind: 'listed'; directory: string; cwd: string | null } | { kind: 'unknown' };
+
+/** Redirect operators that feed a command's standard input (or open a file for reading on it). */
+const inputOperators = new Set(['<', '<>', '<<', '<<-', '<<<', '<&']);
 
 /** What {@link walkCommandLine} returns. */
 export type WalkResult =
@@ -65,6 +77,13 @@ interface Frame {
    */
   tail?: Collector;
   nesting: number;
+  /** Standard input of the commands in this frame, when it is not the tool's (see {@link StdinSource}). */
+  stdin?: StdinSource;
+}
+
+/** A frame for code nested in a command (a substitution, a shell body): it reads the same input. */
+function nestedFrame(origin: CommandOrigin, nesting: number, stdin: StdinSource | undefined): Frame {
+  return stdin ? { origin, redirects: [], nesting, stdin } : { origin, redirects: [], nesting };
 }
 
 const separatorTokens = new Set([';', '&', '(', ')', '{', '}', '\n']);
@@ -117,7 +136,7 @@ class Walker implements WordHost {
     if (open === '`' && node.text.includes('\\')) {
       tooComplex('backslashes inside backticks are read differently by bash; use $( ) instead', node.type);
     }
-    const frame: Frame = { origin: 'substitution', redirects: [], nesting: this.currentFrame.nesting + 1 };
+    const frame = nestedFrame('substitution', this.currentFrame.nesting + 1, this.currentFrame.stdin);
     if (frame.nesting > maxNesting) tooComplex('substitutions are nested too deeply', node.type);
     const saved = { frame: this.currentFrame, cwd: this.currentCwd };
     const before = this.commands.length;
@@ -129,7 +148,7 @@ class Walker implements WordHost {
 
   /** Analyses the code of a `$(…)` or backtick found in a heredoc body (see heredoc.ts). */
   private substitutionText(text: string): void {
-    const frame: Frame = { origin: 'substitution', redirects: [], nesting: this.currentFrame.nesting + 1 };
+    const frame = nestedFrame('substitution', this.currentFrame.nesting + 1, this.currentFrame.stdin);
     if (frame.nesting > maxNesting) tooComplex('substitutions are nested too deeply');
     const saved = { frame: this.currentFrame, cwd: this.currentCwd };
     this.source(text, frame, this.currentCwd);
@@ -254,12 +273,19 @@ class Walker implements WordHost {
   private pipeline(node: Node, frame: Frame, cwd: string | null): CwdState {
     let last: CwdState = { success: cwd, any: cwd };
     const parts = node.children.filter((child) => child.isNamed);
+    // Every part after the first reads what the part before it printed.
+    let piped: StdinSource | undefined;
     for (const child of node.children) {
       if (!child.isNamed) {
+        // `|&` sends errors down the pipe too: what they say is not a list of paths.
+        if (child.type === '|&') piped = { kind: 'unknown' };
         if (child.type === '|' || child.type === '|&') continue;
         tooComplex(`unexpected token ${child.type} in a pipeline`, child.type);
       }
-      last = this.statement(child, child === parts[parts.length - 1] ? frame : withoutTail(frame), cwd);
+      const partFrame = child === parts[parts.length - 1] ? frame : withoutTail(frame);
+      const before = this.commands.length;
+      last = this.statement(child, piped ? { ...partFrame, stdin: piped } : partFrame, cwd);
+      piped = pipedListing(child, this.commands.slice(before)) ?? { kind: 'unknown' };
     }
     // bash runs every part in a subshell, but zsh runs the last part in the current shell.
     const after = mergeCwd(cwd, last.any);
@@ -529,6 +555,10 @@ class Walker implements WordHost {
   ): CwdState {
     const redirects = frame.redirects.length > 0 ? own.redirects.concat(frame.redirects) : own.redirects;
     const stdin = own.stdin;
+    const input: StdinSource | undefined =
+      stdin || redirects.some((redirect) => inputOperators.has(redirect.operator) && (redirect.fd ?? 0) === 0)
+        ? { kind: 'unknown' }
+        : frame.stdin;
     const raw: SimpleCommand = {
       argv: words.map((word) => word.text),
       envVars,
@@ -548,12 +578,13 @@ class Walker implements WordHost {
       origin: frame.origin,
       cwd: commandCwd,
       unwrapped,
+      ...(input ? { stdin: input } : {}),
     };
     this.commands.push(walked);
     const inner = unwrapped.command;
     const body = shellBody(inner, unwrapped, stdin, node);
     if (body) {
-      const nested: Frame = { origin: body.origin, redirects: [], nesting: frame.nesting + 1 };
+      const nested = nestedFrame(body.origin, frame.nesting + 1, input);
       if (nested.nesting > maxNesting) tooComplex('shell bodies are nested too deeply', node.type);
       const saved = { frame: this.currentFrame, cwd: this.currentCwd };
       const result = this.source(body.text, nested, commandCwd);
@@ -591,6 +622,18 @@ function listedBy(node: Node, commands: readonly WalkedCommand[]): string | unde
   if (body.length !== 1 || body[0]?.type !== 'command') return undefined;
   if (only.unwrapped.wrappers.length > 0) return undefined;
   return listedDirectory(only);
+}
+
+/** The input a pipeline part hands to the next: names below a directory when it is one path lister. */
+function pipedListing(node: Node, commands: readonly WalkedCommand[]): StdinSource | undefined {
+  const [only, ...rest] = commands;
+  const simple =
+    node.type === 'command' ||
+    (node.type === 'redirected_statement' && node.namedChildren[0]?.type === 'command');
+  if (!only || rest.length > 0 || !simple) return undefined;
+  if (only.unwrapped.wrappers.length > 0 || only.stdin !== undefined) return undefined;
+  const directory = pipedDirectory(only);
+  return directory === undefined ? undefined : { kind: 'listed', directory, cwd: only.cwd };
 }
 
 /** The frame for a part that is not in tail position. */

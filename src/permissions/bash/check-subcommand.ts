@@ -22,6 +22,7 @@ import {
 } from './command-paths.ts';
 import { isHarmlessEnvAssignment } from '../../shell/index.ts';
 import { embeddedCommandSpellings } from './embedded-commands.ts';
+import { expansionReads } from './expansion-reads.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
@@ -568,6 +569,19 @@ export function checkSubcommand(
   }
   readPaths.push(...linkReads.reads);
   if (linkReads.unchecked !== undefined) unknownRead ??= `the links under ${linkReads.unchecked}`;
+  const expanded = expansionReads(subcommand, workspace, namesOnlyCommands.has(subcommand.argv[0] ?? ''));
+  for (const path of expanded.paths) {
+    const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
+    if (rule)
+      return {
+        behavior: 'deny',
+        reason: `${label} reaches the symbolic link ${describePath(path)} through a pattern, denied by ${describeRule(rule)}`,
+        rule,
+        steps: [ruleStep(rule, 'deny', `${label} reaches a link to ${path.physical}.`)],
+      };
+  }
+  readPaths.push(...expanded.reads);
+  if (expanded.unchecked !== undefined) unknownRead ??= expanded.unchecked;
   const globRead = globReachingDeniedPath(subcommand, context);
   if (globRead) unknownRead ??= globRead;
   const coveringDirectory = namesOnlyCommands.has(subcommand.argv[0] ?? '')
@@ -713,6 +727,12 @@ export function checkSubcommand(
         'safety',
         `${label} reads ${ambiguousRead}, where \`..\` follows a symbolic link, so the kernel and a logical \`cd\` would read different files; spell the path without \`..\` after a link`,
         { classifierApprovable: false },
+      );
+    if (reading && expanded.unchecked !== undefined)
+      return ask(
+        'workspace',
+        `${label} reads ${expanded.unchecked}, so where the names lead cannot be checked; name the files in the command itself`,
+        { suggestions: [suggestRule(subcommand, context.family)] },
       );
     if (reading && linkReads.unchecked !== undefined)
       return ask(

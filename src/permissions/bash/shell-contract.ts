@@ -37,7 +37,12 @@ export interface AnalyzedSubcommandLike {
    * What it reads that its words do not name: `names` of files from a list file, stdin or a script
    * (`outside` when they may lie outside the working directories), or git `history` contents.
    */
-  indirectReads?: ReadonlyArray<{ kind: 'names' | 'history'; what: string; outside: boolean }>;
+  indirectReads?: ReadonlyArray<{
+    kind: 'names' | 'history';
+    what: string;
+    outside: boolean;
+    below?: string;
+  }>;
 }
 
 /** What analysing a whole command line gives. */

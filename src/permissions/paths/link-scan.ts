@@ -16,6 +16,17 @@ export interface LinkScan {
   links: FoundLink[];
   /** False when the bounds were reached: links may exist that were not seen. */
   complete: boolean;
+  /**
+   * Entries whose names word splitting or xargs would not keep whole (blanks, quotes, backslashes,
+   * glob characters): a list of names printed by a program and split again may hold other paths.
+   * Only the first few are kept.
+   */
+  oddNames?: string[];
+}
+
+/** How deep a scan looks: `depth` 1 looks only at the directory's own entries. */
+export interface LinkScanOptions {
+  depth?: number;
 }
 
 /**
@@ -24,16 +35,24 @@ export interface LinkScan {
  * directory once), links leading elsewhere are reported and not entered. Undefined when the path is
  * not a directory. Injected like realpath, so decisions can be made without a disk.
  */
-export type LinkScanFn = (directory: string, within: readonly string[]) => LinkScan | undefined;
+export type LinkScanFn = (
+  directory: string,
+  within: readonly string[],
+  options?: LinkScanOptions,
+) => LinkScan | undefined;
 
 /** How much of a tree is looked at before the answer becomes "could not check". */
 export const linkScanLimits = { entries: 20_000, depth: 40 } as const;
 
+/** Characters that make a printed name split into other words (xargs quoting, IFS, pathname expansion). */
+const oddNameCharacters = /[\s'"\\*?[]/;
+
 /** {@link LinkScanFn} on the real filesystem. */
-export const fsLinkScan: LinkScanFn = (directory, within) => {
+export const fsLinkScan: LinkScanFn = (directory, within, options = {}) => {
   if (!isDirectory(directory)) return undefined;
   const start = fsRealpath(directory) ?? directory;
   const links: FoundLink[] = [];
+  const oddNames: string[] = [];
   const visited = new Set<string>([start]);
   const queue: Array<{ path: string; depth: number }> = [{ path: start, depth: 0 }];
   let entries = 0;
@@ -47,8 +66,9 @@ export const fsLinkScan: LinkScanFn = (directory, within) => {
       continue;
     }
     for (const child of children) {
-      if (++entries > linkScanLimits.entries) return { links, complete: false };
+      if (++entries > linkScanLimits.entries) return { links, complete: false, oddNames };
       const path = `${current.path === '/' ? '' : current.path}/${child.name}`;
+      if (oddNames.length < 5 && oddNameCharacters.test(child.name)) oddNames.push(path);
       let next: string | undefined;
       if (child.isSymbolicLink()) {
         const target = fsRealpath(path) ?? path;
@@ -57,12 +77,13 @@ export const fsLinkScan: LinkScanFn = (directory, within) => {
         if (directory && within.some((root) => isInsideDirectory(target, root))) next = target;
       } else if (child.isDirectory()) next = path;
       if (next === undefined || visited.has(next)) continue;
-      if (current.depth + 1 > linkScanLimits.depth) return { links, complete: false };
+      if (options.depth !== undefined && current.depth + 1 >= options.depth) continue;
+      if (current.depth + 1 > linkScanLimits.depth) return { links, complete: false, oddNames };
       visited.add(next);
       queue.push({ path: next, depth: current.depth + 1 });
     }
   }
-  return { links, complete: true };
+  return { links, complete: true, oddNames };
 };
 
 function isDirectory(path: string): boolean {

@@ -18,6 +18,12 @@ export interface IndirectRead {
   /** The names may lie outside the working directories (a list file, a script), so the read-only
    * default must not cover the command even without deny rules. */
   outside: boolean;
+  /**
+   * The names are paths below this absolute directory as a path lister printed them (`find . | xargs
+   * cat`). They are only as safe as that directory's tree: a symbolic link in it leads elsewhere, and a
+   * name with blanks splits into other words; the permission engine checks both on disk.
+   */
+  below?: string;
 }
 
 /** How a name-list option is written. */
@@ -427,20 +433,28 @@ function gitRead(args: readonly string[], environment: readonly string[]): Indir
 /** Everything a command reads that its words do not name. */
 export function indirectReadsOf(
   argv: readonly string[],
-  xargs?: { replace?: string; argFile?: string },
+  xargs?: { replace?: string; argFile?: string; listedBelow?: string },
   environment: readonly string[] = [],
 ): IndirectRead[] {
   const [program = '', ...args] = argv;
   const reads: IndirectRead[] = [];
-  if (xargs !== undefined && !nonReadingPrograms.has(program))
-    reads.push({
-      kind: 'names',
-      what:
-        xargs.argFile === undefined
-          ? 'files whose names xargs reads from stdin'
-          : `files whose names xargs reads from ${xargs.argFile}`,
-      outside: xargs.argFile !== undefined,
-    });
+  // xargs hands over whatever its input holds: only names a path lister printed stay below a directory.
+  if (xargs !== undefined && !nonReadingPrograms.has(program)) {
+    if (xargs.argFile !== undefined)
+      reads.push({
+        kind: 'names',
+        what: `files whose names xargs reads from ${xargs.argFile}`,
+        outside: true,
+      });
+    else if (xargs.listedBelow !== undefined)
+      reads.push({
+        kind: 'names',
+        what: `files whose names xargs reads from the paths listed below ${xargs.listedBelow}`,
+        outside: false,
+        below: xargs.listedBelow,
+      });
+    else reads.push({ kind: 'names', what: 'files whose names xargs reads from its input', outside: true });
+  }
   // `find … -exec cat {} +` opens whatever the walk finds, not names on the line.
   if (program === 'find' && args.some((arg) => /^-(?:exec|execdir|ok|okdir)$/.test(arg)))
     reads.push({ kind: 'names', what: 'files find hands to the program it runs', outside: false });
