@@ -200,6 +200,20 @@ describe('names only a pattern spells, against real programs', () => {
     expect(linked.message).toMatch(/outside the working directories/);
   });
 
+  it('asks before Glob walks a pattern whose leading directory is a link out of the project', async () => {
+    const glob = (pattern: string) =>
+      checkPermissionCase(
+        { tool: 'Glob', input: { pattern }, cwd: projects.linked, home, mode: 'default', rules: {} },
+        options,
+      );
+    for (const pattern of ['vault/*', 'vault/**/*.txt', 'vault/secret.txt']) {
+      const verdict = await glob(pattern);
+      expect(verdict.behavior, pattern).toBe('ask');
+      expect(verdict.message).toMatch(/outside the working directories/);
+    }
+    expect((await glob('src/**/*.ts')).behavior).toBe('allow');
+  });
+
   it('does not take a lister whose errors join its output (|&) for a lister', async () => {
     const verdict = await decide('git ls-files |& xargs cat', projects.clean);
     expect(verdict.behavior).toBe('ask');

@@ -41,3 +41,16 @@ export function globSearchRoot(
   if (!split.base.split('/').includes('..')) return { root: start, pattern: input.pattern };
   return { root: resolve(start, split.base.slice(1)), pattern: split.pattern };
 }
+
+/**
+ * The pattern's literal leading directories (`src/lib` for a pattern under it), walked instead of the
+ * whole root; the rest of the pattern still matches against paths relative to the root.
+ */
+export function literalPrefix(pattern: string): string {
+  const segments = pattern.split('/');
+  const firstMagic = segments.findIndex(
+    (segment) => globMagic.test(segment) || segment === '..' || segment === '.',
+  );
+  const literal = firstMagic === -1 ? segments.slice(0, -1) : segments.slice(0, firstMagic);
+  return literal.filter(Boolean).join('/');
+}

@@ -10,7 +10,7 @@ import { walkFiles } from '../shared/walk-files.ts';
 import { newestFirst } from '../shared/newest-first.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
-import { globMagic, globSearchRoot } from './glob-root.ts';
+import { globSearchRoot, literalPrefix } from './glob-root.ts';
 
 export { splitAbsolutePattern } from './glob-root.ts';
 
@@ -63,19 +63,6 @@ function excludedDirectories(options: GlobOptions, pattern: string, base: string
   // Asking for node_modules explicitly must not return nothing.
   const wantsNodeModules = pattern.includes('node_modules') || base.split(sep).includes('node_modules');
   return defaults.filter((name) => !(wantsNodeModules && name === 'node_modules'));
-}
-
-/**
- * The pattern's literal leading directories (`src/lib` for a pattern under it), walked instead of the
- * whole root; the rest of the pattern still matches against paths relative to the root.
- */
-function literalPrefix(pattern: string): string {
-  const segments = pattern.split('/');
-  const firstMagic = segments.findIndex(
-    (segment) => globMagic.test(segment) || segment === '..' || segment === '.',
-  );
-  const literal = firstMagic === -1 ? segments.slice(0, -1) : segments.slice(0, firstMagic);
-  return literal.filter(Boolean).join('/');
 }
 
 /**
@@ -176,11 +163,13 @@ export function createGlobTool(options: GlobOptions = {}) {
     interruptBehavior: () => 'cancel',
     backfillObservableInput: pathDeclarations('path', 'read').backfillObservableInput,
     // The directory the search walks, which an absolute or `..` pattern moves away from `path`.
-    permissionTarget: (input, context) => ({
-      kind: 'path',
-      path: globSearchRoot(input, context).root,
-      access: 'read',
-    }),
+    // The directory the walk starts in: the root plus the pattern's literal leading directories, which
+    // may be a link leading out of the root (`vault/*` lists what `vault` leads to).
+    permissionTarget: (input, context) => {
+      const { root, pattern } = globSearchRoot(input, context);
+      const prefix = literalPrefix(pattern);
+      return { kind: 'path', path: prefix ? join(root, prefix) : root, access: 'read' };
+    },
     toAutoClassifierInput: (input) => `${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
     async call(input, context) {
       const started = performance.now();
