@@ -7,6 +7,13 @@ export * from './json-schema.ts';
 export * from './messages.ts';
 export { isStrictCompatible } from './openai-strict.ts';
 export * from './permission-types.ts';
+export {
+  type PreparedCall,
+  type PreparedShellAnalysis,
+  prepareCall,
+  preparedCallOf,
+  type ToolInvocation,
+} from './prepared-call.ts';
 // The other protected-path lists are internal: the engine and the sandbox import them from the file.
 export { startupFileNames } from './protected-paths.ts';
 export * from './read-file-state.ts';
