@@ -8,7 +8,6 @@ import {
   type PermissionResolver,
   type PermissionTarget,
   type PreparedShellAnalysis,
-  preparedCallOf,
   type RunToolUse,
   type ToolResultBlock,
   type ToolUseContext,
@@ -40,6 +39,7 @@ import {
 } from '../permissions/index.ts';
 import { createToolRunner } from '../pipeline/index.ts';
 import { adoptPreparedAnalysis } from '../shell/index.ts';
+import { preparedCallOf } from '../core/prepared-call.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 

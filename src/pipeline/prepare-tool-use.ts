@@ -1,4 +1,5 @@
-import { type AnyTool, type PreparedCall, prepareCall, type ToolUseContext } from '../core/index.ts';
+import type { AnyTool, PreparedCall, ToolUseContext } from '../core/index.ts';
+import { prepareCall } from '../core/prepared-call.ts';
 import { validateSchema } from './stages/validate-schema.ts';
 
 /**

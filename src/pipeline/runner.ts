@@ -6,7 +6,6 @@ import {
   errorMessage,
   type Message,
   type PreparedCall,
-  prepareCall,
   type RunToolUseOptions,
   type ToolResultBlock,
   type ToolRunEvent,
@@ -15,6 +14,7 @@ import {
   defaultResultBlock,
   type RunToolUse,
 } from '../core/index.ts';
+import { prepareCall } from '../core/prepared-call.ts';
 import { createOtelTelemetry, type ToolCallOutcome } from '../telemetry/index.ts';
 import { abortedFailure, checkAbort, interruptedMessage } from './stages/abort-check.ts';
 import { appendMessages } from './stages/append-messages.ts';
