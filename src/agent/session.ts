@@ -40,6 +40,7 @@ import {
 import { createToolRunner } from '../pipeline/index.ts';
 import { adoptPreparedAnalysis } from '../shell/index.ts';
 import { preparedCallOf } from '../core/prepared-call.ts';
+import { findToolByName } from '../core/tool-lookup.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 
@@ -160,9 +161,7 @@ function hookConditionMatcher(scope: ConditionScope): HookConditionMatcher {
   return (pattern, toolName, toolInput, hookInput, prepared) => {
     // The call the pipeline prepared answers for itself (its target carries its one shell analysis).
     const own = prepared?.observableInput === toolInput ? prepared : undefined;
-    const tool =
-      own?.view ??
-      scope.tools.find((candidate) => candidate.name === toolName || candidate.aliases.includes(toolName));
+    const tool = own?.view ?? findToolByName(scope.tools, toolName);
     const input =
       toolInput !== null && typeof toolInput === 'object' && !Array.isArray(toolInput)
         ? (toolInput as Record<string, unknown>)
