@@ -1,15 +1,24 @@
 /**
  * What the 14-step pipeline costs per call, measured side by side in one run: a direct `tool.call()`
  * against `createToolRunner` bare, with in-process hooks, and with a real command hook (`sh -c`).
+ * Then the overhead with the real permission engine: 1,000 rules (mostly `Bash(prefix *)`, Read and
+ * Edit path rules, some deny and ask rules) and two in-process hooks that do not decide, for a
+ * read-path call (Read) and a Bash call. Both tools are the real ones (schema, preparation, shell
+ * analysis, objections, decision) with the final file read / process spawn replaced by a constant
+ * result, so what is measured is everything efferent does around the tool.
  * `npx tsx bench/pipeline-overhead.ts [--json]`
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createResultBudget } from '../src/budget/index.ts';
 import { buildTool, createToolUseContext, type RunToolUse } from '../src/core/index.ts';
 import { createHookRunner } from '../src/hooks/index.ts';
+import { buildRules, createPermissionResolver, loadDefaultShellAnalyzer } from '../src/permissions/index.ts';
+import { shellParseCount } from '../src/shell/index.ts';
+import { BashTool } from '../src/tools/bash/bash.ts';
+import { ReadTool } from '../src/tools/read/read.ts';
 import { createToolNameResolver, createToolRunner } from '../src/pipeline/index.ts';
 import { createCapturingTelemetry } from '../src/telemetry/index.ts';
 
@@ -22,7 +31,7 @@ const tool = buildTool({
   prompt: 'Echoes.',
   call: async (input) => ({ data: input.text.repeat(input.times ?? 1) }),
 });
-const resolvePermission = createToolNameResolver({ allow: ['Echo'] });
+const resolvePermission = createToolNameResolver({ allow: ['Echo', 'Read', 'Bash'] });
 const base = {
   tools: [tool],
   resolvePermission,
@@ -71,6 +80,95 @@ const command = createToolRunner({
   }),
 });
 const runnerCommandHook = await perCall(100, (index) => drive(command, index));
+
+/** 1,000 rules shaped like a real settings file: mostly command prefixes, then paths, then denials. */
+function thousandRules() {
+  const words = ['git', 'npm', 'make', 'cargo', 'docker', 'kubectl', 'python', 'node', 'yarn', 'pnpm'];
+  const allow: string[] = ['Bash(npm run *)'];
+  const deny: string[] = ['Bash(rm -rf *)', 'Read(./secrets/**)'];
+  const ask: string[] = ['Bash(git push *)'];
+  for (let index = 0; allow.length + deny.length + ask.length < 1000; index++) {
+    const word = words[index % words.length];
+    const slot = index % 10;
+    if (slot < 6) allow.push(`Bash(${word} task${index} *)`);
+    else if (slot === 6) deny.push(`Bash(${word} forbidden${index} *)`);
+    else if (slot === 7) allow.push(`Read(./docs/set${index}/**)`);
+    else if (slot === 8) allow.push(`Edit(/src/module${index}/**)`);
+    else deny.push(`Read(./private/part${index}/**)`);
+  }
+  const origin = { source: 'projectSettings' as const, origin: 'bench', root: dir };
+  return {
+    allow: buildRules(allow, 'allow', origin).rules,
+    deny: buildRules(deny, 'deny', origin).rules,
+    ask: buildRules(ask, 'ask', origin).rules,
+  };
+}
+mkdirSync(join(dir, 'src'), { recursive: true });
+for (let index = 0; index < 50; index++) writeFileSync(join(dir, `src/file${index}.ts`), 'export {};\n');
+const shell = await loadDefaultShellAnalyzer();
+const engine = createPermissionResolver({ rules: thousandRules(), home: dir, shell });
+const quietHooks = createHookRunner({
+  callbacks: [
+    { event: 'PreToolUse', callback: () => ({ hookSpecificOutput: { additionalContext: 'seen' } }) },
+    { event: 'PostToolUse', callback: () => ({ hookSpecificOutput: { additionalContext: 'ok' } }) },
+  ],
+});
+const readResult = {
+  type: 'text',
+  file: { filePath: join(dir, 'notes.txt'), content: 'x', numLines: 1, startLine: 1, totalLines: 1 },
+};
+const dryRead = { ...ReadTool, call: async () => ({ data: readResult }) };
+const bashResult = { stdout: 'ok', stderr: '', exitCode: 0, interrupted: false, isImage: false };
+const dryBash = {
+  ...BashTool,
+  prepare: (
+    input: Parameters<NonNullable<typeof BashTool.prepare>>[0],
+    callContext: Parameters<NonNullable<typeof BashTool.prepare>>[1],
+    reuse: Parameters<NonNullable<typeof BashTool.prepare>>[2],
+  ) => ({
+    ...BashTool.prepare?.(input, callContext, reuse),
+    call: async () => ({ data: bashResult }),
+  }),
+};
+const engineContext = createToolUseContext({
+  cwd: dir,
+  sessionDir: join(dir, 'session'),
+  env: { HOME: dir, PATH: process.env.PATH ?? '' },
+});
+const engineRunner = (resolver: typeof engine) =>
+  createToolRunner({
+    tools: [dryRead, dryBash],
+    resolvePermission: resolver,
+    hooks: quietHooks,
+    budget: createResultBudget({ sessionDir: join(dir, 'session') }),
+    telemetry: createCapturingTelemetry(),
+  });
+const withEngine = engineRunner(engine);
+// The same pipeline with a resolver that allows everything: what the pipeline side costs alone.
+const withoutEngine = engineRunner(resolvePermission);
+async function driveWith(
+  runner: RunToolUse,
+  name: string,
+  input: Record<string, unknown>,
+  index: number,
+): Promise<void> {
+  for await (const event of runner({ type: 'tool_use', id: `toolu_e${index}`, name, input }, engineContext)) {
+    if (event.type === 'result' && event.result.isError) throw new Error(String(event.result.content));
+  }
+}
+const readInput = (index: number) => ({ file_path: join(dir, `src/file${index % 50}.ts`) });
+const bashInput = (index: number) => ({ command: `npm run build --workspace pkg${index % 50}` });
+const readCall = await perCall(3_000, (index) => driveWith(withEngine, 'Read', readInput(index), index));
+const parsesBefore = shellParseCount();
+const bashCall = await perCall(3_000, (index) => driveWith(withEngine, 'Bash', bashInput(index), index));
+// perCall runs 200 warm-up calls before the 3,000 measured ones.
+const parsesPerBashCall = (shellParseCount() - parsesBefore) / 3_200;
+const readNoEngine = await perCall(3_000, (index) =>
+  driveWith(withoutEngine, 'Read', readInput(index), index),
+);
+const bashNoEngine = await perCall(3_000, (index) =>
+  driveWith(withoutEngine, 'Bash', bashInput(index), index),
+);
 rmSync(dir, { recursive: true, force: true });
 
 const results = {
@@ -81,6 +179,11 @@ const results = {
   runnerOverDirect: Number((runnerBare / direct).toFixed(2)),
   inProcessHooksOverRunner: Number((runnerInProcessHooks / runnerBare).toFixed(2)),
   commandHookOverRunner: Number((runnerCommandHook / runnerBare).toFixed(2)),
+  engine1000RulesTwoHooksReadMicros: Number(readCall.toFixed(2)),
+  engine1000RulesTwoHooksBashMicros: Number(bashCall.toFixed(2)),
+  allowAllTwoHooksReadMicros: Number(readNoEngine.toFixed(2)),
+  allowAllTwoHooksBashMicros: Number(bashNoEngine.toFixed(2)),
+  parsesPerBashCall,
 };
 if (json) process.stdout.write(`${JSON.stringify({ name: 'pipeline-overhead', results })}\n`);
 else {
@@ -90,6 +193,12 @@ else {
       `createToolRunner:              ${results.runnerMicros} µs/call (${results.runnerOverDirect}× direct)`,
       `  + in-process Pre/Post hooks: ${results.runnerWithInProcessHooksMicros} µs/call (${results.inProcessHooksOverRunner}× runner)`,
       `  + one command hook (sh -c):  ${results.runnerWithCommandHookMicros} µs/call (${results.commandHookOverRunner}× runner)`,
+      '1,000 rules, 2 in-process hooks, real engine (targets: Read ≤ 50 µs, Bash ≤ 100 µs):',
+      `  Read call (path rules):      ${results.engine1000RulesTwoHooksReadMicros} µs/call`,
+      `  Bash call (one analysis):    ${results.engine1000RulesTwoHooksBashMicros} µs/call (${results.parsesPerBashCall} parses per call)`,
+      'the same two calls with an allow-all resolver (the pipeline side alone; nothing asks for the analysis):',
+      `  Read call:                   ${results.allowAllTwoHooksReadMicros} µs/call`,
+      `  Bash call:                   ${results.allowAllTwoHooksBashMicros} µs/call`,
       '',
     ].join('\n'),
   );

@@ -1,12 +1,21 @@
 /**
  * Shell analysis throughput: commands per second over a realistic mix (the security sample's
  * commands plus generated pipelines and compound lines), for analyzeCommand and for the plain
- * parse alone, measured side by side in one run.
+ * parse alone, measured side by side in one run. Also: analyzeCommand over the permission corpus's
+ * Bash commands (the permissions bench's "shell analysis only" workload), and what one Bash call asks
+ * of the analyser (read-only, the parse, the decision's analysis) answered separately against one
+ * prepared analysis.
  *
  *   npx tsx bench/shell.ts [--json]
  */
 import { readFileSync } from 'node:fs';
-import { analyzeCommand, isReadOnlyCommand, loadShellParser, parseForSecurity } from '../src/shell/index.ts';
+import {
+  analyzeCommand,
+  isReadOnlyCommand,
+  loadShellParser,
+  parseForSecurity,
+  prepareShellCommand,
+} from '../src/shell/index.ts';
 
 const corpus = (
   JSON.parse(
@@ -87,11 +96,47 @@ const parsePerSecond = rates['parse'] ?? 0;
 const readOnlyPerSecond = rates['readOnly'] ?? 0;
 const averageLength = mix.reduce((sum, command) => sum + command.length, 0) / mix.length;
 
+const permissionCorpus = (
+  JSON.parse(readFileSync(new URL('../test/corpus/security-sample.json', import.meta.url), 'utf8')) as Array<{
+    tool: string;
+    cwd: string;
+    input: { command?: unknown };
+  }>
+)
+  .filter(
+    (call) => call.tool === 'Bash' && call.cwd === '/srv/proj' && typeof call.input.command === 'string',
+  )
+  .map((call) => String(call.input.command));
+const options = { cwd: '/srv/proj', home: '/home/user' };
+const corpusRates = measureInterleaved(
+  permissionCorpus,
+  {
+    analyzeCorpus: (command: string) => analyzeCommand(command, options),
+    // One Bash call's questions: read-only (scheduling, git safety), the parse (sed preview, run), the decision.
+    separately: (command: string) => {
+      isReadOnlyCommand(command, { cwd: options.cwd });
+      parseForSecurity(command);
+      return analyzeCommand(command, options);
+    },
+    prepared: (command: string) => {
+      const prepared = prepareShellCommand(command, options);
+      prepared.isReadOnly();
+      prepared.parse();
+      return prepared.analysisFor(options.cwd, options.home);
+    },
+  },
+  3000,
+);
+
 const result = {
   commandsPerSecond: Math.round(analyzePerSecond),
   parseForSecurityPerSecond: Math.round(parsePerSecond),
   isReadOnlyCommandPerSecond: Math.round(readOnlyPerSecond),
   analyzeToParseRatio: Number((analyzePerSecond / parsePerSecond).toFixed(3)),
+  permissionCorpusCommandsPerSecond: Math.round(corpusRates['analyzeCorpus'] ?? 0),
+  permissionCorpusSize: permissionCorpus.length,
+  callQuestionsSeparatelyPerSecond: Math.round(corpusRates['separately'] ?? 0),
+  callQuestionsPreparedPerSecond: Math.round(corpusRates['prepared'] ?? 0),
   mixSize: mix.length,
   averageCommandLength: Math.round(averageLength),
 };
@@ -103,4 +148,9 @@ else {
   console.log(`  parseForSecurity   ${result.parseForSecurityPerSecond.toLocaleString()} commands/s`);
   console.log(`  isReadOnlyCommand  ${result.isReadOnlyCommandPerSecond.toLocaleString()} commands/s`);
   console.log(`  analyze / parse    ${result.analyzeToParseRatio}`);
+  console.log(`permission corpus (${result.permissionCorpusSize} Bash commands; target ≥ 25,000/s):`);
+  console.log(`  analyzeCommand     ${result.permissionCorpusCommandsPerSecond.toLocaleString()} commands/s`);
+  console.log('one Bash call’s questions (read-only, parse, decision analysis):');
+  console.log(`  asked separately   ${result.callQuestionsSeparatelyPerSecond.toLocaleString()} calls/s`);
+  console.log(`  one prepared walk  ${result.callQuestionsPreparedPerSecond.toLocaleString()} calls/s`);
 }

@@ -1,3 +1,4 @@
+import { findToolByName } from '../core/tool-lookup.ts';
 import {
   type AnyTool,
   type ContentBlock,
@@ -53,9 +54,7 @@ async function budgetTurn(
     if (block.type === 'tool_use') names.set(block.id, block.name);
   const toolFor = (toolUseId: string) => {
     const name = names.get(toolUseId);
-    return options.tools.find(
-      (tool) => tool.name === name || (name !== undefined && tool.aliases.includes(name)),
-    );
+    return name === undefined ? undefined : findToolByName(options.tools, name);
   };
   return options.resultBudget.applyToTurn(outcome.toolResults, { toolFor });
 }

@@ -7,6 +7,7 @@ import {
   type PermissionMode,
   type PermissionResolver,
   type PermissionTarget,
+  type PreparedShellAnalysis,
   type RunToolUse,
   type ToolResultBlock,
   type ToolUseContext,
@@ -37,6 +38,9 @@ import {
   toolNameMatches,
 } from '../permissions/index.ts';
 import { createToolRunner } from '../pipeline/index.ts';
+import { adoptPreparedAnalysis } from '../shell/index.ts';
+import { preparedCallOf } from '../core/prepared-call.ts';
+import { findToolByName } from '../core/tool-lookup.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 
@@ -154,10 +158,10 @@ interface ConditionScope {
  * the call touches through its `permissionTarget`, resolved against the cwd the hook input reports.
  */
 function hookConditionMatcher(scope: ConditionScope): HookConditionMatcher {
-  return (pattern, toolName, toolInput, hookInput) => {
-    const tool = scope.tools.find(
-      (candidate) => candidate.name === toolName || candidate.aliases.includes(toolName),
-    );
+  return (pattern, toolName, toolInput, hookInput, prepared) => {
+    // The call the pipeline prepared answers for itself (its target carries its one shell analysis).
+    const own = prepared?.observableInput === toolInput ? prepared : undefined;
+    const tool = own?.view ?? findToolByName(scope.tools, toolName);
     const input =
       toolInput !== null && typeof toolInput === 'object' && !Array.isArray(toolInput)
         ? (toolInput as Record<string, unknown>)
@@ -171,6 +175,10 @@ function hookConditionMatcher(scope: ConditionScope): HookConditionMatcher {
     } catch {
       target = { kind: 'none' };
     }
+    const shell =
+      scope.shell && target.kind === 'command' && target.analysis
+        ? withPreparedAnalysis(scope.shell, target.analysis)
+        : scope.shell;
     return matchesRuleCondition(
       pattern,
       {
@@ -182,8 +190,18 @@ function hookConditionMatcher(scope: ConditionScope): HookConditionMatcher {
         home: scope.home,
         projectRoot: scope.projectRoot,
       },
-      scope.shell ? { shell: scope.shell } : {},
+      shell ? { shell } : {},
     );
+  };
+}
+
+/** The analyser, answering for one prepared command from its analysis instead of parsing again. */
+function withPreparedAnalysis(shell: ShellAnalyzer, prepared: PreparedShellAnalysis): ShellAnalyzer {
+  return {
+    classifyEnvVar: (name) => shell.classifyEnvVar(name),
+    analyzeCommand: (command, options) =>
+      adoptPreparedAnalysis(prepared, shell.analyzeCommand, command, options) ??
+      shell.analyzeCommand(command, options),
   };
 }
 
@@ -205,7 +223,12 @@ function permissionRequestHook(hooks: HookRunner) {
       tool_input: request.input,
       permission_suggestions: request.suggestions,
     });
-    const outcome = await hooks.run('PermissionRequest', input, { signal, matchValue: request.tool.name });
+    const prepared = preparedCallOf(request.tool);
+    const outcome = await hooks.run('PermissionRequest', input, {
+      signal,
+      matchValue: request.tool.name,
+      ...(prepared ? { prepared } : {}),
+    });
     const decision = outcome.permissionRequestDecision;
     if (!decision) return undefined;
     const result: PermissionRequestHookResult = { behavior: decision.behavior };

@@ -2,7 +2,16 @@ import type { z } from 'zod';
 import type { ToolUseContext } from './context.ts';
 import type { ToolResultBlock } from './messages.ts';
 import type { PermissionTarget, ToolPermissionResult } from './permission-types.ts';
-import type { JsonSchema, PromptOptions, Tool, ToolResult, ToolProgress, ValidationResult } from './tool.ts';
+import type { ToolInvocation } from './prepared-call.ts';
+import type {
+  JsonSchema,
+  PromptOptions,
+  Tool,
+  ToolPreparationReuse,
+  ToolResult,
+  ToolProgress,
+  ValidationResult,
+} from './tool.ts';
 
 /** What a tool author writes. Everything not listed as required has a fail-closed default. */
 export interface ToolDefinition<Input extends Record<string, unknown>, Output, Progress = never> {
@@ -40,6 +49,12 @@ export interface ToolDefinition<Input extends Record<string, unknown>, Output, P
   mcpInfo?: { serverName: string; toolName: string };
   renderToolUse?: (input: Partial<Input>) => string;
   renderResult?: (output: Output) => string;
+  /** Prepares one call once; see {@link Tool.prepare}. */
+  prepare?: (
+    input: Input,
+    context: ToolUseContext,
+    reuse: ToolPreparationReuse,
+  ) => ToolInvocation<Output, Progress>;
 }
 
 /** The default result size limit (characters) for tools that do not declare one. */
@@ -95,5 +110,6 @@ export function buildTool<Input extends Record<string, unknown>, Output, Progres
   };
   if (definition.renderToolUse) tool.renderToolUse = definition.renderToolUse;
   if (definition.renderResult) tool.renderResult = definition.renderResult;
+  if (definition.prepare) tool.prepare = definition.prepare;
   return tool;
 }

@@ -7,6 +7,8 @@ export * from './json-schema.ts';
 export * from './messages.ts';
 export { isStrictCompatible } from './openai-strict.ts';
 export * from './permission-types.ts';
+// The functions stay internal (pipeline, agent); the public API pins its names.
+export type { PreparedCall, PreparedShellAnalysis, ToolInvocation } from './prepared-call.ts';
 // The other protected-path lists are internal: the engine and the sandbox import them from the file.
 export { startupFileNames } from './protected-paths.ts';
 export * from './read-file-state.ts';

@@ -1,4 +1,5 @@
 import type { ToolUseContext } from './context.ts';
+import type { PreparedCall, PreparedShellAnalysis } from './prepared-call.ts';
 import type { AnyTool } from './tool.ts';
 
 /**
@@ -98,7 +99,13 @@ export interface PermissionDecision {
  * knowing the tool by name.
  */
 export type PermissionTarget =
-  | { kind: 'command'; command: string; shell: 'bash' | 'powershell' }
+  | {
+      kind: 'command';
+      command: string;
+      shell: 'bash' | 'powershell';
+      /** The call's one analysis of `command`, when it was prepared (see PreparedCall). */
+      analysis?: PreparedShellAnalysis;
+    }
   | { kind: 'path'; path: string; access: 'read' | 'write' }
   | { kind: 'url'; url: string }
   | { kind: 'agent'; agentType: string }
@@ -120,6 +127,8 @@ export interface PermissionRequest {
   toolUseId: string;
   context: ToolUseContext;
   hookDecision?: HookPermissionDecision;
+  /** The call as prepared by the pipeline; `tool` is then its view (prepared answers for `input`). */
+  prepared?: PreparedCall;
 }
 
 /** The permission stage of the pipeline: rules, modes, prompts and classifier behind one call. */

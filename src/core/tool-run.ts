@@ -1,5 +1,6 @@
 import type { ToolUseContext } from './context.ts';
 import type { Message, ToolResultBlock, ToolUseBlock } from './messages.ts';
+import type { PreparedCall } from './prepared-call.ts';
 
 /** What running one tool_use yields: progress at once, then exactly one result. */
 export type ToolRunEvent =
@@ -16,5 +17,18 @@ export type ToolRunEvent =
       errorClass?: string;
     };
 
+/** What the executor already knows about a call when it hands it to the pipeline. */
+export interface RunToolUseOptions {
+  /**
+   * The call as the executor prepared it to schedule it (from `block.input`); the pipeline adopts it
+   * for the same tool and input instead of preparing the call a second time.
+   */
+  prepared?: PreparedCall;
+}
+
 /** The pipeline as the executor sees it: one tool_use in, events out. Never throws for tool failures. */
-export type RunToolUse = (block: ToolUseBlock, context: ToolUseContext) => AsyncGenerator<ToolRunEvent, void>;
+export type RunToolUse = (
+  block: ToolUseBlock,
+  context: ToolUseContext,
+  options?: RunToolUseOptions,
+) => AsyncGenerator<ToolRunEvent, void>;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ToolUseContext } from './context.ts';
 import type { ImageBlock, Message, TextBlock, ToolResultBlock } from './messages.ts';
 import type { PermissionDecision, PermissionTarget, ToolPermissionResult } from './permission-types.ts';
+import type { PreparedShellAnalysis, ToolInvocation } from './prepared-call.ts';
 
 /** What a tool returns from `call()`. */
 export interface ToolResult<Output> {
@@ -103,9 +104,25 @@ export interface Tool<
   userFacingName(input?: Partial<Input>): string;
   /** MCP origin, for `mcp__server__tool` tools. */
   readonly mcpInfo: { serverName: string; toolName: string } | undefined;
+  /**
+   * Prepares one validated call once (gemini-cli's `build()`): the answers the invocation gives are
+   * what every later step reads for this call. `reuse` offers what an earlier preparation of the same
+   * call made (for a rewritten input); a tool takes it only when it still applies. Optional: without
+   * it the tool's per-input methods answer, each asked once.
+   */
+  prepare?(
+    input: Input,
+    context: ToolUseContext,
+    reuse: ToolPreparationReuse,
+  ): ToolInvocation<Output, Progress>;
   /** Optional one-line renderings for a terminal UI. */
   renderToolUse?(input: Partial<Input>): string;
   renderResult?(output: Output): string;
+}
+
+/** What an earlier preparation of the same call offers to {@link Tool.prepare}. */
+export interface ToolPreparationReuse {
+  shellAnalysis?: PreparedShellAnalysis;
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { AnyTool, StopReason } from '../core/index.ts';
+import { findToolByName } from '../core/tool-lookup.ts';
 
 /** Finds a tool by name, falling back to aliases so old transcripts with renamed tools still resolve. */
 export function findTool(tools: readonly AnyTool[], name: string): AnyTool | undefined {
-  return tools.find((tool) => tool.name === name) ?? tools.find((tool) => tool.aliases.includes(name));
+  return findToolByName(tools, name);
 }
 
 /** The parsed input when the schema accepts it, otherwise undefined. */

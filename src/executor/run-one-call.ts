@@ -1,6 +1,7 @@
 import {
   classifyToolError,
   errorMessage,
+  type PreparedCall,
   type RunToolUse,
   type ToolUseBlock,
   type ToolUseContext,
@@ -18,10 +19,12 @@ export async function runOneCall(
   block: ToolUseBlock,
   context: ToolUseContext,
   onProgress: (data: unknown) => void,
+  prepared?: PreparedCall,
 ): Promise<CallOutcome> {
   let outcome: CallOutcome | undefined;
+  const events = prepared ? runTool(block, context, { prepared }) : runTool(block, context);
   try {
-    for await (const event of runTool(block, context)) {
+    for await (const event of events) {
       if (event.type === 'progress') {
         onProgress(event.data);
         continue;

@@ -6,13 +6,8 @@ import {
   type ToolUseBlock,
   type ToolUseContext,
 } from '../core/index.ts';
-import {
-  callCancelsSiblings,
-  callInterruptBehavior,
-  describeCall,
-  findTool,
-  isCallConcurrencySafe,
-} from './call-safety.ts';
+import { prepareToolUse } from '../pipeline/index.ts';
+import { callCancelsSiblings, callInterruptBehavior, describeCall, findTool } from './call-safety.ts';
 import { EventQueue } from './event-queue.ts';
 import type { CallOutcome, ExecutorEvent } from './executor-events.ts';
 import { runOneCall } from './run-one-call.ts';
@@ -134,7 +129,10 @@ export class StreamingToolExecutor {
         ),
       );
     } else {
-      call.safe = isCallConcurrencySafe(tool, block.input);
+      // Prepared once here; the pipeline adopts it, so scheduling costs no second parse.
+      const prepared = prepareToolUse(tool, block.input, this.#context);
+      if (prepared) call.prepared = prepared;
+      call.safe = prepared?.isConcurrencySafe() ?? false;
       call.status = 'queued';
     }
     this.#advance();
@@ -253,9 +251,15 @@ export class StreamingToolExecutor {
       name: call.name,
       at: this.#context.run.now(),
     });
-    const settled = runOneCall(this.#runTool, block, context, (data) => {
-      this.#emit({ type: 'tool_progress', toolUseId: call.id, data, at: this.#context.run.now() });
-    }).then((outcome) => this.#finish(call, outcome));
+    const settled = runOneCall(
+      this.#runTool,
+      block,
+      context,
+      (data) => {
+        this.#emit({ type: 'tool_progress', toolUseId: call.id, data, at: this.#context.run.now() });
+      },
+      call.prepared,
+    ).then((outcome) => this.#finish(call, outcome));
     this.#settled.push(settled);
   }
 
@@ -264,7 +268,10 @@ export class StreamingToolExecutor {
     call.outcome = final;
     call.status = 'completed';
     if (call.cancelText === undefined && final.result.isError && call.block) {
-      if (callCancelsSiblings(call.tool, call.block.input)) this.#cancelSiblings(call);
+      const cancels = call.prepared
+        ? call.prepared.cancelsSiblingsOnError()
+        : callCancelsSiblings(call.tool, call.block.input);
+      if (cancels) this.#cancelSiblings(call);
     }
     if (final.contextModifier) {
       if (call.safe) this.#pendingModifiers.push({ index: call.index, modifier: final.contextModifier });

@@ -1,4 +1,4 @@
-import type { AnyTool, ToolUseBlock } from '../core/index.ts';
+import type { AnyTool, PreparedCall, ToolUseBlock } from '../core/index.ts';
 import type { CallOutcome, ExecutorEvent } from './executor-events.ts';
 import { syntheticErrorResult } from './synthetic-results.ts';
 
@@ -14,6 +14,8 @@ export interface TrackedCall {
   status: CallStatus;
   block?: ToolUseBlock;
   tool?: AnyTool;
+  /** The call prepared once to schedule it; the pipeline adopts it. Absent when the schema rejects the input. */
+  prepared?: PreparedCall;
   safe: boolean;
   controller?: AbortController;
   /** Set when the executor aborted this call; replaces an error result with a clear reason. */

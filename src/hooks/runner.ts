@@ -1,3 +1,4 @@
+import type { PreparedCall } from '../core/index.ts';
 import { runCommandHook } from './command-hook.ts';
 import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
@@ -188,12 +189,19 @@ async function runCommand(
 }
 
 /** Asks the condition matcher; one that throws counts as a match, so a guard still runs. */
-function conditionHolds(config: HookRunnerConfig, condition: string, input: HookInput): boolean {
+function conditionHolds(
+  config: HookRunnerConfig,
+  condition: string,
+  input: HookInput,
+  prepared: PreparedCall | undefined,
+): boolean {
   const matcher = config.matchesCondition;
   const toolName = input['tool_name'];
   if (!matcher || typeof toolName !== 'string') return true;
   try {
-    return matcher(condition, toolName, input['tool_input'], input);
+    return prepared === undefined
+      ? matcher(condition, toolName, input['tool_input'], input)
+      : matcher(condition, toolName, input['tool_input'], input, prepared);
   } catch {
     return true;
   }
@@ -208,7 +216,12 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
   const entries = collectEntries(config);
   const background: BackgroundHooks = { running: new Set(), lifetime: new AbortController() };
 
-  const matching = (event: HookEvent, matchValue: string | undefined, input?: HookInput): Entry[] => {
+  const matching = (
+    event: HookEvent,
+    matchValue: string | undefined,
+    input?: HookInput,
+    prepared?: PreparedCall,
+  ): Entry[] => {
     if (config.disabled) return [];
     const seen = new Set<unknown>();
     const selected: Entry[] = [];
@@ -217,7 +230,7 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
       const condition = entry.kind === 'command' ? entry.handler.if : undefined;
       if (condition !== undefined) {
         if (!conditionEvents.has(event)) continue;
-        if (input && !conditionHolds(config, condition, input)) continue;
+        if (input && !conditionHolds(config, condition, input, prepared)) continue;
       }
       if (seen.has(entry.key)) continue;
       seen.add(entry.key);
@@ -241,7 +254,7 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
       return matching(event, matchValue).length > 0;
     },
     async run(event, input, options): Promise<HookOutcome> {
-      const selected = matching(event, options.matchValue, input);
+      const selected = matching(event, options.matchValue, input, options.prepared);
       if (selected.length === 0) return emptyHookOutcome();
       const results = await Promise.all(
         selected.map(async (entry): Promise<HookResult | undefined> => {

@@ -1,4 +1,4 @@
-import type { PermissionMode } from '../core/index.ts';
+import type { PermissionMode, PreparedCall } from '../core/index.ts';
 
 /** Every hook event Claude Code defines; efferent fires the tool events and accepts the rest in config. */
 export const hookEvents = [
@@ -181,6 +181,8 @@ export interface HookRunOptions {
   matchValue?: string;
   /** Passed to in-process hooks. */
   toolUseId?: string;
+  /** The tool call as the pipeline prepared it; `if` conditions read it instead of analysing again. */
+  prepared?: PreparedCall;
 }
 
 /** Runs the hooks configured for an event. */
@@ -210,6 +212,7 @@ export type HookConditionMatcher = (
   toolName: string,
   toolInput: unknown,
   input: HookInput,
+  prepared?: PreparedCall,
 ) => boolean;
 
 /** How to build a {@link HookRunner}. */

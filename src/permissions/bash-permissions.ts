@@ -1,6 +1,7 @@
 import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bash/check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
-import { errorMessage } from '../core/index.ts';
+import { errorMessage, type PreparedShellAnalysis } from '../core/index.ts';
+import { adoptPreparedAnalysis } from '../shell/index.ts';
 import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
 import { isUnresolvable } from './paths/canonical-path.ts';
 import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
@@ -14,6 +15,8 @@ export const maxSuggestedRules = 5;
 /** What the Bash flow needs besides the per-subcommand context. */
 export interface BashFlowContext extends SubcommandCheckContext {
   analyzer: ShellAnalyzer;
+  /** The call's own analysis of the command, when the pipeline prepared it (used only if it fits). */
+  preparedAnalysis?: PreparedShellAnalysis | undefined;
 }
 
 const analysisAsk = (reason: string): AskVerdict => ({
@@ -47,9 +50,12 @@ function analyzeSafely(
   command: string,
   cwd: string,
   home: string,
+  prepared: PreparedShellAnalysis | undefined,
 ): CommandAnalysisLike {
   try {
-    return analyzer.analyzeCommand(command, { cwd, home });
+    // The call's own analysis when it was prepared by this analyser for this command (one parse).
+    const adopted = adoptPreparedAnalysis(prepared, analyzer.analyzeCommand, command, { cwd, home });
+    return adopted ?? analyzer.analyzeCommand(command, { cwd, home });
   } catch (error) {
     return { kind: 'too-complex', reason: `the shell analyser failed (${errorMessage(error)})` };
   }
@@ -127,7 +133,8 @@ function inspectGitBeforeAllow(
  * five suggested rules.
  */
 export function evaluateShellCommand(command: string, cwd: string, context: BashFlowContext): Verdict {
-  const analysis = analyzeSafely(context.analyzer, command, cwd, context.workspace.home);
+  const { analyzer, workspace, preparedAnalysis } = context;
+  const analysis = analyzeSafely(analyzer, command, cwd, workspace.home, preparedAnalysis);
   if (analysis.kind === 'too-complex') {
     const rule = denyOnRawText(command, context.shellRules.deny);
     if (rule)

@@ -13,6 +13,7 @@ import { evaluatePermission } from './resolve/evaluate-permission.ts';
 import { createWorkspace } from './resolve/workspace.ts';
 import { buildRules } from './rules/build-rules.ts';
 import { canonicalToolName } from './rules/tool-names.ts';
+import { findToolByName } from '../core/tool-lookup.ts';
 import type { RuleSet } from './rules/rule-types.ts';
 
 /**
@@ -64,9 +65,7 @@ async function resolveTool(
   mode: PermissionMode,
 ): Promise<ResolvedTool> {
   const name = canonicalToolName(check.tool);
-  const tool = options.tools.find(
-    (candidate) => candidate.name === name || candidate.aliases.includes(check.tool),
-  );
+  const tool = findToolByName(options.tools, name) ?? findToolByName(options.tools, check.tool);
   if (tool) {
     const context = createToolUseContext({
       cwd: check.cwd,

@@ -1,4 +1,5 @@
 /** The 14-step tool-call pipeline: every tool call flows through `createToolRunner`. */
+export { prepareToolUse } from './prepare-tool-use.ts';
 export * from './runner.ts';
 export * from './stages/abort-check.ts';
 export * from './stages/append-messages.ts';

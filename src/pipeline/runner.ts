@@ -5,6 +5,8 @@ import {
   ErrorCodes,
   errorMessage,
   type Message,
+  type PreparedCall,
+  type RunToolUseOptions,
   type ToolResultBlock,
   type ToolRunEvent,
   type ToolUseBlock,
@@ -12,6 +14,7 @@ import {
   defaultResultBlock,
   type RunToolUse,
 } from '../core/index.ts';
+import { prepareCall } from '../core/prepared-call.ts';
 import { createOtelTelemetry, type ToolCallOutcome } from '../telemetry/index.ts';
 import { abortedFailure, checkAbort, interruptedMessage } from './stages/abort-check.ts';
 import { appendMessages } from './stages/append-messages.ts';
@@ -72,6 +75,7 @@ async function* runStages(
   block: ToolUseBlock,
   context: ToolUseContext,
   found: (tool: AnyTool) => void,
+  options: RunToolUseOptions | undefined,
 ): AsyncGenerator<ProgressEvent, Terminal> {
   const toolUseId = block.id;
   const fail = (failure: CallFailure): Terminal => failureTerminal(toolUseId, failure);
@@ -87,9 +91,13 @@ async function* runStages(
   const aborted = checkAbort(context); // 2
   if (aborted) return fail(aborted);
 
+  // The executor prepared this call from `block.input` to schedule it: the same parse, reused.
+  const adopted = options?.prepared?.tool === tool ? options.prepared : undefined;
   const schemaNotLoaded =
     tool.shouldDefer && deps.deferred !== undefined && !deps.deferred.isLoaded(tool.name);
-  const parsed = validateSchema(tool, block.input, { schemaNotLoaded }); // 3
+  const parsed = adopted
+    ? { ok: true as const, value: adopted.input }
+    : validateSchema(tool, block.input, { schemaNotLoaded }); // 3
   if (!parsed.ok) return fail(parsed.failure);
   let input = parsed.value;
 
@@ -98,6 +106,8 @@ async function* runStages(
 
   startClassifier(deps.classifierStart, tool, input, context); // 5
   let observable = backfillInput(tool, input, context); // 6
+  // Prepared once: everything below reads this, never the raw input again.
+  let prepared: PreparedCall = (adopted ?? prepareCall(tool, input, context)).withObservableInput(observable);
 
   const pre = await runPreToolHooks({
     hooks,
@@ -106,15 +116,18 @@ async function* runStages(
     observableInput: observable,
     toolUseId,
     context,
+    prepared,
     ...pathOption,
   }); // 7
   if (!pre.ok) return fail(pre.failure);
   const context7 = pre.value.additionalContext;
   if (pre.value.inputUpdated) {
+    // A rewritten input is a new call: checked, prepared and decided again.
     input = pre.value.input;
     const recheck = await validateSemantics(tool, input, context);
     if (!recheck.ok) return fail({ ...recheck.failure, additionalContext: context7 });
     observable = backfillInput(tool, input, context);
+    prepared = prepareCall(tool, input, context, prepared).withObservableInput(observable);
   }
   if (context.run.abortController.signal.aborted)
     return fail({ ...abortedFailure(), additionalContext: context7 });
@@ -126,6 +139,7 @@ async function* runStages(
     observableInput: observable,
     toolUseId,
     context,
+    prepared,
     ...(pre.value.hookDecision ? { hookDecision: pre.value.hookDecision } : {}),
   }); // 8
   if (!permission.ok) {
@@ -137,6 +151,7 @@ async function* runStages(
       context,
       message: permission.failure.message,
       decision: permission.failure.decision,
+      prepared,
       ...pathOption,
     }); // 9
     return fail({
@@ -146,6 +161,10 @@ async function* runStages(
     });
   }
   input = permission.value.input;
+  // The decision may run another input (an approved sed result, a rewrite): that one is prepared.
+  // Post hooks are shown `observable` (the input before the decision), the prepared call it belongs to.
+  const observed = prepared;
+  if (input !== prepared.input) prepared = prepareCall(tool, input, context, prepared);
 
   const canUseTool: CanUseTool = (nestedTool, nestedInput, nestedContext, nestedId) =>
     deps.resolvePermission({
@@ -155,7 +174,7 @@ async function* runStages(
       context: nestedContext,
     });
   const callStarted = performance.now();
-  const called = yield* callTool({ tool, input, context, canUseTool, toolUseId }); // 10
+  const called = yield* callTool({ tool, input, context, canUseTool, toolUseId, prepared }); // 10
   const durationMs = Math.round(performance.now() - callStarted);
   if (called.kind !== 'returned') {
     const isInterrupt = called.kind === 'aborted';
@@ -169,6 +188,7 @@ async function* runStages(
       error: message,
       isInterrupt,
       durationMs,
+      prepared: observed,
       ...pathOption,
     });
     const failure: CallFailure = isInterrupt
@@ -189,6 +209,7 @@ async function* runStages(
     toolUseId,
     context,
     durationMs,
+    prepared: observed,
     ...pathOption,
   }); // 12
   if (post.replacement) {
@@ -223,15 +244,22 @@ export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
   return async function* runToolUse(
     block: ToolUseBlock,
     context: ToolUseContext,
+    options?: RunToolUseOptions,
   ): AsyncGenerator<ToolRunEvent, void> {
     const startTime = Date.now();
     const started = performance.now();
     let tool: AnyTool | undefined;
     let terminal: Terminal;
     try {
-      terminal = yield* runStages(deps, block, context, (found) => {
-        tool = found;
-      });
+      terminal = yield* runStages(
+        deps,
+        block,
+        context,
+        (found) => {
+          tool = found;
+        },
+        options,
+      );
     } catch (error) {
       terminal = failureTerminal(block.id, {
         message: toolUseError(

@@ -6,6 +6,7 @@ import type {
   PermissionRequest,
   PermissionResolver,
 } from '../core/index.ts';
+import { findToolByName } from '../core/tool-lookup.ts';
 import { approvalNeededMessage } from './stages/resolve-permission.ts';
 
 /** Options of {@link createToolNameResolver}: rules by tool name, Claude Code style. */
@@ -25,7 +26,7 @@ function ruleToolName(rule: string): { name: string; hasContent: boolean } {
 
 /** A bare rule names the tool (or an alias, or `*`); `mcp__server` and `mcp__server__*` cover a server. */
 function ruleNamesTool(name: string, tool: AnyTool): boolean {
-  if (name === '*' || name === tool.name || tool.aliases.includes(name)) return true;
+  if (name === '*' || findToolByName([tool], name)) return true;
   if (name.startsWith('mcp__')) {
     const prefix = name.endsWith('__*') ? name.slice(0, -1) : `${name}__`;
     return name.split('__').length <= 3 && tool.name.startsWith(prefix);
@@ -49,8 +50,9 @@ function findRule(
 }
 
 /**
- * The minimal permission resolver: allow, deny and ask rules by tool name, used until the full
- * engine is plugged in. Order: deny rule > ask rule > hook deny > hook ask > tool `checkPermissions`
+ * A minimal permission resolver for embedders without settings files or a shell analyser (and for
+ * tests): allow, deny and ask rules by tool name only. Sessions use the full engine
+ * (`createPermissionResolver`); this one never reads a rule's content. Order: deny rule > ask rule > hook deny > hook ask > tool `checkPermissions`
  * (deny/ask) > hook allow > allow rule > default. A hook allow never beats a deny or ask rule, the
  * same contract the full engine honours. Every decision carries a trace.
  */

@@ -1,3 +1,4 @@
+import { findToolByName } from '../core/tool-lookup.ts';
 import type { AnyTool } from '../core/index.ts';
 
 /** Decides whether a deny rule removes a tool from the pool entirely (e.g. `Bash` or `mcp__server`). */
@@ -42,11 +43,5 @@ export function findTool(
   name: string,
   fallback: readonly AnyTool[] = [],
 ): AnyTool | undefined {
-  for (const list of [pool, fallback]) {
-    const exact = list.find((tool) => tool.name === name);
-    if (exact) return exact;
-    const aliased = list.find((tool) => tool.aliases.includes(name));
-    if (aliased) return aliased;
-  }
-  return undefined;
+  return findToolByName(pool, name) ?? findToolByName(fallback, name);
 }

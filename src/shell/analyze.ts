@@ -10,7 +10,7 @@ import {
   maxSubcommandsForSecurityCheck,
   type Redirect,
 } from './types.ts';
-import { type WalkedCommand, walkCommandLine } from './walker.ts';
+import { type WalkedCommand, type WalkResult, walkCommandLine } from './walker.ts';
 import { writeTargetsOf } from './write-targets.ts';
 
 /** One subcommand as the permission engine sees it. */
@@ -136,9 +136,16 @@ function xargsInput(command: WalkedCommand, home: string | undefined) {
  * understood, the result is `too-complex`).
  */
 export function analyzeCommand(command: string, options: AnalyzeOptions): CommandAnalysis {
-  const walkOptions =
-    options.home === undefined ? { cwd: options.cwd } : { cwd: options.cwd, home: options.home };
-  const result = walkCommandLine(command, walkOptions);
+  return analyzeWalk(command, walkCommandLine(command, walkOptionsOf(options)), options);
+}
+
+/** The walker's options for an analysis. */
+export function walkOptionsOf(options: AnalyzeOptions): { cwd: string; home?: string } {
+  return options.home === undefined ? { cwd: options.cwd } : { cwd: options.cwd, home: options.home };
+}
+
+/** {@link analyzeCommand} from a walk already made with {@link walkOptionsOf}`(options)`. */
+export function analyzeWalk(command: string, result: WalkResult, options: AnalyzeOptions): CommandAnalysis {
   if (result.kind === 'parse-unavailable')
     return { kind: 'too-complex', reason: 'the shell parser is not loaded' };
   if (result.kind === 'too-complex') return { kind: 'too-complex', reason: result.reason };

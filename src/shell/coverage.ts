@@ -19,46 +19,67 @@ export function checkCoverage(root: Node, source: string): void {
   checkRange(root, source, 0, source.length);
 }
 
-interface Leaf {
-  node: Node;
-  /** Ancestors from the range's root down to the leaf (node.parent is slow in web-tree-sitter). */
-  path: Node[];
+/** A node on the way down to a leaf: what the checks compare. */
+interface PathEntry {
+  id: number;
+  type: string;
 }
 
+interface Leaf {
+  type: string;
+  /** Ancestors from the range's root down to the leaf itself. */
+  path: PathEntry[];
+}
+
+/**
+ * Visits the leaves in source order with one tree cursor: no node objects are made on the way
+ * (reading `children` marshals every child out of the parser's memory, which dominated the cost).
+ */
 function checkRange(root: Node, source: string, from: number, to: number): void {
   let previousEnd = from;
   let previous: Leaf | undefined;
   const nested: Node[] = [];
-  const path: Node[] = [];
-  const leaf = (node: Node): void => {
-    const start = node.startIndex;
-    const current: Leaf = { node, path: path.slice() };
+  const path: PathEntry[] = [];
+  const leaf = (type: string, start: number, end: number): void => {
+    const current: Leaf = { type, path: path.slice() };
     if (start > previousEnd) {
       const gap = source.slice(previousEnd, start);
-      checkGap(gap, previous?.node.type ?? '', node.type);
+      checkGap(gap, previous?.type ?? '', type);
       if (previous) checkWordBreak(previous, current, gap);
     } else if (previous && start === previousEnd) {
       checkWordJoin(previous, current);
     }
-    if (node.type === 'comment') checkComment(source, start);
-    if (node.endIndex > previousEnd) {
-      previousEnd = node.endIndex;
+    if (type === 'comment') checkComment(source, start);
+    if (end > previousEnd) {
+      previousEnd = end;
       previous = current;
     }
   };
-  const visit = (node: Node): void => {
-    path.push(node);
-    if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
-    // A heredoc body is data between its expansions; only its substitutions are code.
-    if (node.type === 'heredoc_body') {
-      for (const child of node.namedChildren) if (child.type === 'command_substitution') nested.push(child);
-      leaf(node);
-    } else if (node.childCount === 0) leaf(node);
-    else for (const child of node.children) visit(child);
-    path.pop();
-  };
-  visit(root);
-  if (previousEnd < to) checkGap(source.slice(previousEnd, to), previous?.node.type ?? '', '');
+  const cursor = root.walk();
+  try {
+    for (;;) {
+      const type = cursor.nodeType;
+      path.push({ id: cursor.nodeId, type });
+      if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
+      // A heredoc body is data between its expansions; only its substitutions are code.
+      if (type === 'heredoc_body') {
+        for (const child of cursor.currentNode.namedChildren)
+          if (child.type === 'command_substitution') nested.push(child);
+        leaf(type, cursor.startIndex, cursor.endIndex);
+      } else if (cursor.gotoFirstChild()) continue;
+      else leaf(type, cursor.startIndex, cursor.endIndex);
+      // Done with this node: on to its next sibling, or up until an ancestor has one.
+      path.pop();
+      while (path.length > 0 && !cursor.gotoNextSibling()) {
+        cursor.gotoParent();
+        path.pop();
+      }
+      if (path.length === 0) break;
+    }
+  } finally {
+    cursor.delete();
+  }
+  if (previousEnd < to) checkGap(source.slice(previousEnd, to), previous?.type ?? '', '');
   for (const node of nested) checkRange(node, source, node.startIndex, node.endIndex);
 }
 
@@ -137,7 +158,7 @@ function checkWordBreak(before: Leaf, after: Leaf, gap: string): void {
   }
   if (!/(?<!\\)\n/.test(gap)) return;
   if (newlineContainers.has(type)) return;
-  if ((type === 'list' || type === 'pipeline') && continuingOperators.has(before.node.type)) return;
+  if ((type === 'list' || type === 'pipeline') && continuingOperators.has(before.type)) return;
   tooComplex('a line break inside a command is read differently by bash; put each command on its own line');
 }
 
@@ -147,8 +168,9 @@ function checkWordJoin(before: Leaf, after: Leaf): void {
   const common = before.path[depth];
   if (!common || !['command', 'declaration_command', 'unset_command', 'file_redirect'].includes(common.type))
     return;
-  const left = before.path[depth + 1] ?? before.node;
-  const right = after.path[depth + 1] ?? after.node;
+  const left = before.path[depth + 1];
+  const right = after.path[depth + 1];
+  if (!left || !right) return;
   if (left.id !== right.id && argumentTypes.has(left.type) && argumentTypes.has(right.type)) {
     tooComplex('the parser split one word in two; quote the argument');
   }

@@ -7,8 +7,14 @@ export {
 } from './analyze.ts';
 export { classifyEnvVar, type EnvVarClass, isHarmlessEnvAssignment } from './env-vars.ts';
 export { formatArgv, quoteWord } from './format-argv.ts';
-export { isReadOnlyCommand } from './is-read-only-command.ts';
-export { isShellParserLoaded, loadShellParser } from './parser.ts';
+export { isReadOnlyAnalysis, isReadOnlyCommand } from './is-read-only-command.ts';
+export { isShellParserLoaded, loadShellParser, shellParseCount } from './parser.ts';
+export {
+  adoptPreparedAnalysis,
+  isPreparedShellCommand,
+  type PreparedShellCommand,
+  prepareShellCommand,
+} from './prepared.ts';
 export { parseForSecurity } from './parse-for-security.ts';
 export { isReadOnlySimpleCommand, type ReadOnlyInput } from './read-only/classify.ts';
 export { type IndirectRead, indirectReadsOf } from './read-only/indirect-reads.ts';

@@ -1,4 +1,4 @@
-import { analyzeCommand } from './analyze.ts';
+import { analyzeCommand, type CommandAnalysis } from './analyze.ts';
 import { maxCommandLength } from './types.ts';
 
 /**
@@ -8,7 +8,11 @@ import { maxCommandLength } from './types.ts';
  */
 export function isReadOnlyCommand(command: string, options: { cwd?: string } = {}): boolean {
   if (command.length > maxCommandLength) return false;
-  const analysis = analyzeCommand(command, { cwd: options.cwd ?? '/' });
+  return isReadOnlyAnalysis(analyzeCommand(command, { cwd: options.cwd ?? '/' }));
+}
+
+/** {@link isReadOnlyCommand}'s answer from an analysis already made (of a line within the length limit). */
+export function isReadOnlyAnalysis(analysis: CommandAnalysis): boolean {
   if (analysis.kind !== 'analyzed' || analysis.tooManySubcommands) return false;
   return analysis.subcommands.length > 0 && analysis.subcommands.every((subcommand) => subcommand.readOnly);
 }

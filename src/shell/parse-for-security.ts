@@ -1,5 +1,5 @@
 import type { ShellParseResult, SimpleCommand } from './types.ts';
-import { type WalkedCommand, walkCommandLine } from './walker.ts';
+import { type WalkedCommand, type WalkResult, walkCommandLine } from './walker.ts';
 
 function toSimpleCommand(command: WalkedCommand): SimpleCommand {
   return {
@@ -25,7 +25,14 @@ function toSimpleCommand(command: WalkedCommand): SimpleCommand {
  * `~[…]` make the whole line too-complex.
  */
 export function parseForSecurity(command: string): ShellParseResult {
-  const result = walkCommandLine(command);
+  return parseResultOfWalk(walkCommandLine(command));
+}
+
+/**
+ * {@link parseForSecurity}'s result from a walk already made. Where the walk started (cwd, home) only
+ * changes the directories it tracks, which this result does not carry, so any walk of the line will do.
+ */
+export function parseResultOfWalk(result: WalkResult): ShellParseResult {
   if (result.kind !== 'simple') return result;
   return { kind: 'simple', commands: result.commands.map(toSimpleCommand) };
 }

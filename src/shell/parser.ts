@@ -37,9 +37,20 @@ export function isShellParserLoaded(): boolean {
 /** The outcome of one parse: a tree the caller must `delete()`, or why there is none. */
 export type ParseOutcome = { kind: 'tree'; tree: Tree } | { kind: 'unavailable' } | { kind: 'timeout' };
 
+let parses = 0;
+
+/**
+ * How many times tree-sitter has been asked to parse in this process (a body run through `bash -c`
+ * or `eval` counts as a parse of its own). Tests use it to prove a call is parsed once.
+ */
+export function shellParseCount(): number {
+  return parses;
+}
+
 /** Parses `source` with a time budget; synchronous because the grammar is already loaded. */
 export function parseBash(source: string): ParseOutcome {
   if (!parser) return { kind: 'unavailable' };
+  parses++;
   const deadline = performance.now() + parseTimeoutMs;
   let timedOut = false;
   // The progress callback cancels the parse when it returns true (web-tree-sitter contract).

@@ -113,6 +113,7 @@ function targetVerdict(request: EvaluationRequest, rules: RuleSet): Verdict | un
           ? evaluateShellCommand(target.command, workspace.cwd, {
               ...subcommandContext,
               analyzer: request.shell,
+              preparedAnalysis: target.analysis,
               classifyEnvVar: (name) => classifyEnvVarSafely(request.shell, name),
             })
           : {

@@ -1,4 +1,11 @@
-import type { AnyTool, CanUseTool, ToolResult, ToolRunEvent, ToolUseContext } from '../../core/index.ts';
+import type {
+  AnyTool,
+  CanUseTool,
+  PreparedCall,
+  ToolResult,
+  ToolRunEvent,
+  ToolUseContext,
+} from '../../core/index.ts';
 
 /** A progress event as the runner yields it. */
 export type ProgressEvent = Extract<ToolRunEvent, { type: 'progress' }>;
@@ -16,6 +23,8 @@ export interface CallRequest {
   context: ToolUseContext;
   canUseTool: CanUseTool;
   toolUseId: string;
+  /** The prepared call for `input`: it runs instead of `tool.call(input)`. */
+  prepared?: PreparedCall;
 }
 
 /**
@@ -24,7 +33,7 @@ export interface CallRequest {
  * anything it does after that is ignored.
  */
 export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEvent, CallOutcome> {
-  const { tool, input, context, toolUseId } = request;
+  const { tool, input, context, toolUseId, prepared } = request;
   const signal = context.run.abortController.signal;
   const queue: ProgressEvent[] = [];
   let wake: (() => void) | undefined;
@@ -36,19 +45,16 @@ export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEv
 
   let outcome: CallOutcome | undefined;
   const running = Promise.resolve()
-    .then(() =>
-      tool.call(
-        input,
-        context,
-        request.canUseTool,
-        (progress: { toolUseId: string; data: unknown }) => {
-          if (outcome) return;
-          queue.push({ type: 'progress', toolUseId: progress.toolUseId, data: progress.data });
-          notify();
-        },
-        toolUseId,
-      ),
-    )
+    .then(() => {
+      const onProgress = (progress: { toolUseId: string; data: unknown }) => {
+        if (outcome) return;
+        queue.push({ type: 'progress', toolUseId: progress.toolUseId, data: progress.data });
+        notify();
+      };
+      return prepared?.input === input
+        ? prepared.call(context, request.canUseTool, onProgress, toolUseId)
+        : tool.call(input, context, request.canUseTool, onProgress, toolUseId);
+    })
     .then(
       (result: ToolResult<unknown>) => {
         outcome ??= { kind: 'returned', result };

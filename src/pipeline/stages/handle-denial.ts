@@ -1,4 +1,4 @@
-import type { AnyTool, PermissionDecision, ToolUseContext } from '../../core/index.ts';
+import type { AnyTool, PermissionDecision, PreparedCall, ToolUseContext } from '../../core/index.ts';
 import { createHookInput, type HookRunner } from '../../hooks/index.ts';
 
 /** Arguments of {@link handleDenial}. */
@@ -12,6 +12,8 @@ export interface DenialRequest {
   message: string;
   decision: PermissionDecision;
   transcriptPath?: string;
+  /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
+  prepared?: PreparedCall;
 }
 
 /** What the model reads after a denial, and whether a hook invited a retry. */
@@ -40,6 +42,7 @@ export async function handleDenial(request: DenialRequest): Promise<DenialOutcom
     signal: context.run.abortController.signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
+    ...(request.prepared ? { prepared: request.prepared } : {}),
   });
   for (const text of result.systemMessages) context.ui?.notify?.(text);
   outcome.additionalContext.push(...result.additionalContext);

@@ -1,4 +1,5 @@
 import { type AnyTool, EfferentError, ErrorCodes } from '../../core/index.ts';
+import { findToolByName } from '../../core/tool-lookup.ts';
 import type { StageResult } from '../types.ts';
 
 function editDistance(a: string, b: string): number {
@@ -50,10 +51,9 @@ export function lookupTool(
   tools: readonly AnyTool[],
   allTools: readonly AnyTool[] = [],
 ): StageResult<AnyTool> {
-  const direct =
-    tools.find((tool) => tool.name === name) ?? tools.find((tool) => tool.aliases.includes(name));
+  const direct = findToolByName(tools, name);
   if (direct) return { ok: true, value: direct };
-  const renamed = allTools.find((tool) => tool.aliases.includes(name) || tool.name === name);
+  const renamed = findToolByName(allTools, name);
   const current = renamed && tools.find((tool) => tool.name === renamed.name);
   if (current) return { ok: true, value: current };
   const close = closeToolNames(name, tools);

@@ -1,4 +1,4 @@
-import type { AnyTool, ToolUseContext } from '../../core/index.ts';
+import type { AnyTool, PreparedCall, ToolUseContext } from '../../core/index.ts';
 import { createHookInput, type HookRunner } from '../../hooks/index.ts';
 
 /** What PostToolUseFailure hooks add to a failed call's result. */
@@ -20,6 +20,8 @@ export interface FailureHookRequest {
   isInterrupt: boolean;
   durationMs: number;
   transcriptPath?: string;
+  /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
+  prepared?: PreparedCall;
 }
 
 /** Step 10, failure branch: `call()` threw or was interrupted; PostToolUseFailure hooks hear about it. */
@@ -46,6 +48,7 @@ export async function runPostToolFailureHooks(request: FailureHookRequest): Prom
     signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
+    ...(request.prepared ? { prepared: request.prepared } : {}),
   });
   for (const text of outcome.systemMessages) context.ui?.notify?.(text);
   if (outcome.blocked) value.feedback.push(outcome.blocked.reason);

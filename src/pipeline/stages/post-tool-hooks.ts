@@ -1,4 +1,4 @@
-import type { AnyTool, ToolUseContext } from '../../core/index.ts';
+import type { AnyTool, PreparedCall, ToolUseContext } from '../../core/index.ts';
 import { createHookInput, type HookRunner } from '../../hooks/index.ts';
 
 /** What PostToolUse hooks say about a finished call. */
@@ -23,6 +23,8 @@ export interface PostToolHookRequest {
   context: ToolUseContext;
   durationMs: number;
   transcriptPath?: string;
+  /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
+  prepared?: PreparedCall;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function runPostToolHooks(request: PostToolHookRequest): Promise<Po
     signal: context.run.abortController.signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
+    ...(request.prepared ? { prepared: request.prepared } : {}),
   });
   for (const text of outcome.systemMessages) context.ui?.notify?.(text);
   if (outcome.blocked) value.feedback.push(outcome.blocked.reason);

@@ -3,6 +3,7 @@ import {
   EfferentError,
   ErrorCodes,
   type HookPermissionDecision,
+  type PreparedCall,
   type ToolUseContext,
 } from '../../core/index.ts';
 import { createHookInput, type HookRunner } from '../../hooks/index.ts';
@@ -30,6 +31,8 @@ export interface PreToolHookRequest {
   toolUseId: string;
   context: ToolUseContext;
   transcriptPath?: string;
+  /** The prepared call, for hooks' `if` conditions. */
+  prepared?: PreparedCall;
 }
 
 function blockedFailure(message: string, additionalContext: string[], stopReason?: string) {
@@ -61,6 +64,7 @@ export async function runPreToolHooks(request: PreToolHookRequest): Promise<Stag
     signal: context.run.abortController.signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
+    ...(request.prepared ? { prepared: request.prepared } : {}),
   });
   for (const text of outcome.systemMessages) context.ui?.notify?.(text);
   value.additionalContext.push(...outcome.additionalContext);

@@ -5,6 +5,7 @@ import {
   type HookPermissionDecision,
   type PermissionDecision,
   type PermissionResolver,
+  type PreparedCall,
   type ToolUseContext,
 } from '../../core/index.ts';
 import { type CallFailure, toolUseError } from '../types.ts';
@@ -21,6 +22,11 @@ export interface PermissionStageRequest {
   toolUseId: string;
   context: ToolUseContext;
   hookDecision?: HookPermissionDecision;
+  /**
+   * The prepared call (its observable input is `observableInput`): the resolver gets its view as the
+   * tool, so the target, read-only answer and objection it asks for are the prepared ones.
+   */
+  prepared?: PreparedCall;
 }
 
 /** An allowed call: the input to run and the decision, for the trace. */
@@ -60,11 +66,13 @@ export async function resolvePermission(
   const { tool, hookDecision } = request;
   let decision: PermissionDecision;
   try {
+    const { prepared } = request;
     const resolverRequest = {
-      tool,
+      tool: prepared ? prepared.view : tool,
       input: request.observableInput,
       toolUseId: request.toolUseId,
       context: request.context,
+      ...(prepared ? { prepared } : {}),
     };
     decision = await request.resolver(hookDecision ? { ...resolverRequest, hookDecision } : resolverRequest);
   } catch (error) {

@@ -7,6 +7,8 @@ import {
   EfferentError,
   ErrorCodes,
   type Tool,
+  type ToolPermissionResult,
+  type ToolProgress,
   type ToolResult,
   type ToolUseContext,
 } from '../../core/index.ts';
@@ -37,11 +39,13 @@ import { readCwdChange, startingDirectory, withCwd } from '../shared/process/cwd
 import { applySimulatedSedEdit, previewSedEdit } from './sed-permission.ts';
 import {
   isReadOnlyBash,
+  isReadOnlyPrepared,
   lastCommandArgv,
   mayMoveToBackground,
   parseCommandLine,
   prepareShellAnalysis,
 } from './shell-analysis.ts';
+import { isPreparedShellCommand, type PreparedShellCommand, prepareShellCommand } from '../../shell/index.ts';
 
 /** The Bash tool's input. `_simulatedSedEdit` is internal: set only by an approved sed preview. */
 export const bashInputSchema = z.strictObject({
@@ -110,6 +114,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     input: BashInput,
     context: ToolUseContext,
     onProgress: (progress: ShellProgress) => void,
+    prepared: PreparedShellCommand | undefined,
   ): Promise<ToolResult<ShellOutput>> {
     const start = startingDirectory(context);
     // Bash starts in the physical directory, and its $PWD says so (see shellEnvironment).
@@ -168,7 +173,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         'Background commands need a session (context.run.resources); run the command without run_in_background.',
       );
     }
-    const parse = await parseCommandLine(input.command);
+    const parse = await parseCommandLine(input.command, prepared);
+    // Which commands a line runs, and whether they only read, is the same from any directory.
+    const readOnly = prepared ? isReadOnlyPrepared(prepared) : isReadOnlyBash(input.command, cwd);
     const timeoutMs = effectiveTimeout(input.timeout);
     const request = {
       id,
@@ -177,7 +184,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       args: invocation.args,
       inheritedFds: invocation.inheritedFds,
       cwd,
-      env: withGitSafety(shellEnvironment(context.run.env, cwd), isReadOnlyBash(input.command, cwd)),
+      env: withGitSafety(shellEnvironment(context.run.env, cwd), readOnly),
       stdoutPath,
       stderrPath,
       outputRoot: sessionDir,
@@ -258,6 +265,48 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     return result;
   }
 
+  async function checkBashPermissions(
+    input: BashInput,
+    context: ToolUseContext,
+    prepared: PreparedShellCommand | undefined,
+  ): Promise<ToolPermissionResult> {
+    if (input.dangerouslyDisableSandbox === true && mode !== 'off' && probe().available) {
+      return {
+        behavior: 'ask',
+        message:
+          'The command asks to run outside the OS sandbox (dangerouslyDisableSandbox), with full access to files and network.',
+        classifierApprovable: false,
+      };
+    }
+    const preview = await previewSedEdit(input.command, context, prepared);
+    if (!preview) return { behavior: 'passthrough' };
+    return {
+      behavior: 'ask',
+      message: `sed will edit ${preview.filePath}`,
+      preview: preview.diff === '' ? '(sed would not change the file)' : preview.diff,
+      updatedInput: {
+        ...input,
+        _simulatedSedEdit: { filePath: preview.filePath, newContent: preview.newContent },
+      },
+    };
+  }
+
+  async function callBash(
+    input: BashInput,
+    context: ToolUseContext,
+    onProgress: (progress: ToolProgress<ShellProgress>) => void,
+    toolUseId: string,
+    prepared: PreparedShellCommand | undefined,
+  ): Promise<ToolResult<ShellOutput>> {
+    if (input._simulatedSedEdit) {
+      await applySimulatedSedEdit(input.command, input._simulatedSedEdit, context, prepared);
+      return {
+        data: { stdout: '', stderr: '', exitCode: 0, interrupted: false, isImage: false, isError: false },
+      };
+    }
+    return run(input, context, (data) => onProgress({ toolUseId, data }), prepared);
+  }
+
   // Start loading the grammar now so the first isReadOnly() call can answer precisely.
   void prepareShellAnalysis();
 
@@ -286,35 +335,27 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         return { ok: false, message: 'The command is empty.', code: 'empty_command' };
       return { ok: true };
     },
-    async checkPermissions(input, context) {
-      if (input.dangerouslyDisableSandbox === true && mode !== 'off' && probe().available) {
-        return {
-          behavior: 'ask',
-          message:
-            'The command asks to run outside the OS sandbox (dangerouslyDisableSandbox), with full access to files and network.',
-          classifierApprovable: false,
-        };
-      }
-      const preview = await previewSedEdit(input.command, context);
-      if (!preview) return { behavior: 'passthrough' };
+    checkPermissions: (input, context) => checkBashPermissions(input, context, undefined),
+    call: (input, context, _canUseTool, onProgress, toolUseId) =>
+      callBash(input, context, onProgress, toolUseId, undefined),
+    // One analysis per call: every later question about this input reads it (see PreparedCall).
+    prepare(input, context, reuse) {
+      const prior = reuse.shellAnalysis;
+      const shell =
+        isPreparedShellCommand(prior) && prior.command === input.command
+          ? prior
+          : prepareShellCommand(input.command, { cwd: context.run.cwd, home: homeDirectory(context) });
+      const readOnly = () => input._simulatedSedEdit === undefined && isReadOnlyPrepared(shell);
       return {
-        behavior: 'ask',
-        message: `sed will edit ${preview.filePath}`,
-        preview: preview.diff === '' ? '(sed would not change the file)' : preview.diff,
-        updatedInput: {
-          ...input,
-          _simulatedSedEdit: { filePath: preview.filePath, newContent: preview.newContent },
-        },
+        shellAnalysis: shell,
+        permissionTarget: () => ({ kind: 'command', command: input.command, shell: 'bash', analysis: shell }),
+        isReadOnly: readOnly,
+        isConcurrencySafe: readOnly,
+        cancelsSiblingsOnError: () => !isReadOnlyPrepared(shell),
+        checkPermissions: (callContext) => checkBashPermissions(input, callContext, shell),
+        call: (callContext, _canUseTool, onProgress, toolUseId) =>
+          callBash(input, callContext, onProgress, toolUseId, shell),
       };
-    },
-    async call(input, context, _canUseTool, onProgress, toolUseId) {
-      if (input._simulatedSedEdit) {
-        await applySimulatedSedEdit(input.command, input._simulatedSedEdit, context);
-        return {
-          data: { stdout: '', stderr: '', exitCode: 0, interrupted: false, isImage: false, isError: false },
-        };
-      }
-      return run(input, context, (data) => onProgress({ toolUseId, data }));
     },
     mapResultToBlock: (output, toolUseId) => shellResultBlock(output, toolUseId, bashToolName),
     renderToolUse: (input) => input.command ?? '',

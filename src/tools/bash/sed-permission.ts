@@ -5,6 +5,7 @@ import { diffLines, formatHunks } from '../shared/diff.ts';
 import { canonicalPath, displayPath, resolveToolPath } from '../shared/paths.ts';
 import { recordFullView } from '../shared/read-state.ts';
 import { parseSedEditArgv, type SedEditCommand, simulateSedEdit } from './sed-edit.ts';
+import type { PreparedShellCommand } from '../../shell/index.ts';
 import { parseCommandLine, soleLiteralCommand } from './shell-analysis.ts';
 
 /** The approved result of a sed edit, carried in the input's internal `_simulatedSedEdit` field. */
@@ -25,8 +26,11 @@ export interface SedEditPreview {
 }
 
 /** The sed-i command in `command`, when it is exactly one we can simulate. */
-async function sedCommandOf(command: string): Promise<SedEditCommand | undefined> {
-  const sole = soleLiteralCommand(await parseCommandLine(command));
+async function sedCommandOf(
+  command: string,
+  prepared: PreparedShellCommand | undefined,
+): Promise<SedEditCommand | undefined> {
+  const sole = soleLiteralCommand(await parseCommandLine(command, prepared));
   return sole ? parseSedEditArgv(sole.argv) : undefined;
 }
 
@@ -50,8 +54,9 @@ async function readEditableText(path: string): Promise<string | undefined> {
 export async function previewSedEdit(
   command: string,
   context: Pick<ToolUseContext, 'run'>,
+  prepared?: PreparedShellCommand,
 ): Promise<SedEditPreview | undefined> {
-  const sed = await sedCommandOf(command);
+  const sed = await sedCommandOf(command, prepared);
   if (!sed) return undefined;
   const filePath = canonicalPath(resolveToolPath(sed.file, context));
   const oldContent = await readEditableText(filePath);
@@ -71,8 +76,9 @@ export async function applySimulatedSedEdit(
   command: string,
   edit: SimulatedSedEdit,
   context: Pick<ToolUseContext, 'run'>,
+  prepared?: PreparedShellCommand,
 ): Promise<void> {
-  const sed = await sedCommandOf(command);
+  const sed = await sedCommandOf(command, prepared);
   const target = sed ? canonicalPath(resolveToolPath(sed.file, context)) : undefined;
   if (!sed || target !== edit.filePath) {
     throw new EfferentError(

@@ -1,6 +1,7 @@
 import {
   isReadOnlyCommand,
   loadShellParser,
+  type PreparedShellCommand,
   parseForSecurity,
   type ShellParseResult,
   type SimpleCommand,
@@ -25,11 +26,23 @@ export function isReadOnlyBash(command: string, cwd?: string): boolean {
   }
 }
 
-/** The analyser's parse of a command line. */
-export async function parseCommandLine(command: string): Promise<ShellParseResult> {
+/** True only when the analyser is sure the prepared command changes nothing. */
+export function isReadOnlyPrepared(prepared: PreparedShellCommand): boolean {
+  try {
+    return prepared.isReadOnly();
+  } catch {
+    return false;
+  }
+}
+
+/** The analyser's parse of a command line; from its prepared analysis when there is one. */
+export async function parseCommandLine(
+  command: string,
+  prepared?: PreparedShellCommand,
+): Promise<ShellParseResult> {
   await prepareShellAnalysis();
   try {
-    return await parseForSecurity(command);
+    return prepared?.command === command ? prepared.parse() : parseForSecurity(command);
   } catch {
     return { kind: 'parse-unavailable' };
   }
