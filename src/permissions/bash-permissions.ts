@@ -1,11 +1,17 @@
-import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bash/check-subcommand.ts';
+import {
+  checkSubcommand,
+  type IndexedCheckContext,
+  indexCheckContext,
+  type SubcommandCheckContext,
+  suggestRule,
+} from './bash/check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
 import { errorMessage } from '../core/index.ts';
 import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
 import { isUnresolvable } from './paths/canonical-path.ts';
 import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
-import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
 import type { PermissionRule } from './rules/rule-types.ts';
+import type { ShellRuleIndex } from './rules/shell-rule-index.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
 
 /** At most this many rules are suggested for one compound command. */
@@ -25,8 +31,12 @@ const analysisAsk = (reason: string): AskVerdict => ({
   suggestions: [],
 });
 
-/** Deny rules tried on text the analyser could not split: the whole text and naive operator-split pieces. */
-function denyOnRawText(command: string, rules: readonly PermissionRule[]): PermissionRule | undefined {
+/**
+ * Deny rules tried on text the analyser could not split: the whole text and naive operator-split
+ * pieces, each looked up by its first word.
+ */
+function denyOnRawText(command: string, rules: ShellRuleIndex): PermissionRule | undefined {
+  if (rules.size === 0) return undefined;
   const pieces = [command, ...command.split(/&&|\|\||[;|&\n()`]|\$\(/)]
     .map((piece) => piece.trim())
     .filter(Boolean);
@@ -35,10 +45,7 @@ function denyOnRawText(command: string, rules: readonly PermissionRule[]): Permi
     const first = (words[0] ?? '').replace(/^[\\='"]+|['"]+$/g, '');
     return [piece, words.join(' '), [first.slice(first.lastIndexOf('/') + 1), ...words.slice(1)].join(' ')];
   });
-  return rules.find((rule) => {
-    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
-    return spellings.some((text) => matchesShellPattern(pattern, text));
-  });
+  return rules.find(spellings);
 }
 
 /** An analyser failure is treated like a command too complex to check: it asks, it never crashes. */
@@ -126,7 +133,11 @@ function inspectGitBeforeAllow(
  * paths → allow → read-only), aggregated: any deny denies, all allowed allows, else ask with at most
  * five suggested rules.
  */
-export function evaluateShellCommand(command: string, cwd: string, context: BashFlowContext): Verdict {
+export function evaluateShellCommand(command: string, cwd: string, given: BashFlowContext): Verdict {
+  const context: IndexedCheckContext & BashFlowContext = {
+    ...indexCheckContext(given),
+    analyzer: given.analyzer,
+  };
   const analysis = analyzeSafely(context.analyzer, command, cwd, context.workspace.home);
   if (analysis.kind === 'too-complex') {
     const rule = denyOnRawText(command, context.shellRules.deny);
@@ -157,8 +168,8 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
   });
   const denied = results.find((result) => result.verdict?.behavior === 'deny');
   if (denied?.verdict) return denied.verdict;
-  const rawDeny = denyOnRawText(command, context.shellRules.deny);
-  if (rawDeny && subcommands.length === 0) {
+  const rawDeny = subcommands.length === 0 ? denyOnRawText(command, context.shellRules.deny) : undefined;
+  if (rawDeny) {
     return {
       behavior: 'deny',
       reason: `the command matches ${describeRule(rawDeny)}`,
@@ -260,9 +271,12 @@ function readOnlyGitAfterOneCd(
 /** Whether a mode lets a shell analysis ask become an allow (bypass, when no shell deny/ask rule could be dodged). */
 export function shellRulesPresent(context: SubcommandCheckContext): boolean {
   return (
-    context.shellRules.deny.length > 0 ||
-    context.shellRules.ask.length > 0 ||
-    context.pathRules.readDeny.length > 0 ||
-    context.pathRules.writeDeny.length > 0
+    ruleCount(context.shellRules.deny) > 0 ||
+    ruleCount(context.shellRules.ask) > 0 ||
+    ruleCount(context.pathRules.readDeny) > 0 ||
+    ruleCount(context.pathRules.writeDeny) > 0
   );
 }
+
+const ruleCount = (rules: readonly PermissionRule[] | { size: number }): number =>
+  Array.isArray(rules) ? rules.length : (rules as { size: number }).size;
