@@ -11,7 +11,8 @@ import { type GitInspection, inspectGitInvocation } from './git-config/inspect-g
 import { isUnresolvable } from './paths/canonical-path.ts';
 import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
 import type { PermissionRule } from './rules/rule-types.ts';
-import type { ShellRuleIndex } from './rules/shell-rule-index.ts';
+import { firstWordOf } from './rules/shell-pattern.ts';
+import { indexShellRules, type ShellRuleIndex } from './rules/shell-rule-index.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
 
 /** At most this many rules are suggested for one compound command. */
@@ -35,18 +36,55 @@ const analysisAsk = (reason: string): AskVerdict => ({
  * Deny rules tried on text the analyser could not split: the whole text and naive operator-split
  * pieces, each looked up by its first word.
  */
-function denyOnRawText(command: string, rules: ShellRuleIndex): PermissionRule | undefined {
+function denyOnRawText(command: string | RawPieces, rules: ShellRuleIndex): PermissionRule | undefined {
   if (rules.size === 0) return undefined;
-  const pieces = [command, ...command.split(/&&|\|\||[;|&\n()`]|\$\(/)]
-    .map((piece) => piece.trim())
-    .filter(Boolean);
-  const spellings = pieces.flatMap((piece) => {
-    const words = piece.split(/\s+/).filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
-    const first = (words[0] ?? '').replace(/^[\\='"]+|['"]+$/g, '');
-    return [piece, words.join(' '), [first.slice(first.lastIndexOf('/') + 1), ...words.slice(1)].join(' ')];
-  });
-  return rules.find(spellings);
+  const pieces = typeof command === 'string' ? rawPieces(command) : command;
+  const spellings = new Set<string>();
+  for (const piece of pieces) {
+    // Spelled out only when a rule could match one of its spellings' first words.
+    if (!rawSpellingFirstWords(piece).some((word) => rules.mayMatchFirstWord(word))) continue;
+    const words = piece.split(/\s+/).filter((word) => !isAssignment(word));
+    const first = stripQuotes(words[0] ?? '');
+    spellings.add(piece);
+    spellings.add(words.join(' '));
+    spellings.add([first.slice(first.lastIndexOf('/') + 1), ...words.slice(1)].join(' '));
+  }
+  return rules.find([...spellings]);
 }
+
+/** The distinct pieces of a raw command text: the whole text and its naive operator-split pieces. */
+type RawPieces = ReadonlySet<string>;
+
+function rawPieces(command: string): RawPieces {
+  // A long chain repeats its pieces: each distinct piece is spelled once.
+  const pieces = new Set<string>();
+  const whole = command.trim();
+  if (whole) pieces.add(whole);
+  for (const piece of command.split(/&&|\|\||[;|&\n()`]|\$\(/)) {
+    const trimmed = piece.trim();
+    if (trimmed) pieces.add(trimmed);
+  }
+  return pieces;
+}
+
+const isAssignment = (word: string) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
+const stripQuotes = (word: string) => word.replace(/^[\\='"]+|['"]+$/g, '');
+
+/** The first words of a piece's three raw spellings, found without splitting the whole piece. */
+function rawSpellingFirstWords(piece: string): string[] {
+  const wordPattern = /\S+/g;
+  let first = '';
+  for (let match = wordPattern.exec(piece); match; match = wordPattern.exec(piece)) {
+    if (!isAssignment(match[0])) {
+      first = match[0];
+      break;
+    }
+  }
+  const stripped = stripQuotes(first);
+  return [firstWordOf(piece), first, stripped.slice(stripped.lastIndexOf('/') + 1)];
+}
+
+const noShellRules = indexShellRules([]);
 
 /** An analyser failure is treated like a command too complex to check: it asks, it never crashes. */
 function analyzeSafely(
@@ -140,7 +178,8 @@ export function evaluateShellCommand(command: string, cwd: string, given: BashFl
   };
   const analysis = analyzeSafely(context.analyzer, command, cwd, context.workspace.home);
   if (analysis.kind === 'too-complex') {
-    const rule = denyOnRawText(command, context.shellRules.deny);
+    const pieces = rawPieces(command);
+    const rule = denyOnRawText(pieces, context.shellRules.deny);
     if (rule)
       return {
         behavior: 'deny',
@@ -148,7 +187,7 @@ export function evaluateShellCommand(command: string, cwd: string, given: BashFl
         rule,
         steps: [ruleStep(rule, 'deny', 'The unparsed command text matches this deny rule.')],
       };
-    const askRule = denyOnRawText(command, context.shellRules.ask);
+    const askRule = denyOnRawText(pieces, context.shellRules.ask);
     if (askRule)
       return {
         ...analysisAsk(analysis.reason),
@@ -159,8 +198,14 @@ export function evaluateShellCommand(command: string, cwd: string, given: BashFl
     return analysisAsk(`the command is too complex to check (${analysis.reason})`);
   }
   const { subcommands } = analysis;
+  // Past the limits the call asks whatever allow rules say: only objections (deny and ask rules,
+  // paths, safety checks) are looked for, and no rule is suggested.
+  const pastLimits = analysis.tooManySubcommands || analysis.tooLong;
+  const checking = pastLimits
+    ? { ...context, shellRules: { ...context.shellRules, allow: noShellRules } }
+    : context;
   const results = subcommands.map((subcommand) => {
-    const verdict = checkSubcommand(subcommand, context);
+    const verdict = checkSubcommand(subcommand, checking);
     return {
       subcommand,
       verdict: verdict?.behavior === 'allow' ? inspectGitBeforeAllow(subcommand, verdict, context) : verdict,
@@ -234,7 +279,7 @@ export function evaluateShellCommand(command: string, cwd: string, given: BashFl
     return {
       ...current,
       steps: [...steps, ...current.steps],
-      suggestions: current.kind === 'safety' ? [] : unique.slice(0, maxSuggestedRules),
+      suggestions: current.kind === 'safety' || pastLimits ? [] : unique.slice(0, maxSuggestedRules),
     };
   }
   return {

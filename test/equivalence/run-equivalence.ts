@@ -1,7 +1,7 @@
 /**
  * The full side-by-side run: every corpus case plus generated calls (100,000 by default), decided by
  * the current engine and the frozen engine from before the rule index; prints each difference.
- * `npx tsx test/equivalence/run-equivalence.ts [--calls N] [--seed S]`
+ * `npx tsx test/equivalence/run-equivalence.ts [--calls N] [--seed S] [--no-corpus]`
  */
 import { loadDefaultShellAnalyzer } from '../../src/permissions/index.ts';
 import { getAllBaseTools } from '../../src/registry/index.ts';
@@ -27,7 +27,7 @@ if (!shell) throw new Error('the shell analyser did not load');
 const started = Date.now();
 const differences: Difference[] = [];
 const corpusRunner = new EquivalenceRunner(shell, getAllBaseTools());
-const cases = corpusCases();
+const cases = args.includes('--no-corpus') ? [] : corpusCases();
 for (const item of cases) {
   const entry = materialise(item);
   try {

@@ -56,6 +56,11 @@ export class ShellRuleIndex {
     return this.rules.length;
   }
 
+  /** Whether some rule could match a text starting with this word. */
+  mayMatchFirstWord(word: string): boolean {
+    return this.anyFirstWord.length > 0 || this.byFirstWord.has(word);
+  }
+
   /**
    * The first rule (in list order) whose pattern matches one of the texts; `accept` can pass over
    * patterns (an allow rule with a wildcard where only exact rules may speak).
