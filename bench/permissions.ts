@@ -257,9 +257,9 @@ const rules10 = ruleSet(10);
 const rules1000 = ruleSet(1000);
 const rules10000 = ruleSet(10_000);
 // Warm the engine up (JIT, compiled rule indexes) before the first measured row.
-decisions(evaluatePermission, rules10, 1000);
-decisions(evaluatePermission, rules1000, 1000);
-decisions(evaluatePermission, rules10000, 1000);
+decisions(evaluatePermission, rules10, 300);
+decisions(evaluatePermission, rules1000, 300);
+decisions(evaluatePermission, rules10000, 300);
 const decisions10 = decisions(evaluatePermission, rules10);
 const decisions1000 = decisions(evaluatePermission, rules1000);
 const decisions10000 = decisions(evaluatePermission, rules10000);

@@ -24,11 +24,35 @@ describe('the indexed engine decides exactly as the engine before the index', ()
     const differences = [];
     for (const entry of prepared) {
       const difference = await runner.compare(corpusCall(entry.item), true);
-      if (difference) differences.push(difference);
+      if (difference && !difference.reviewed) differences.push(difference);
     }
     expect(prepared.length).toBeGreaterThan(600);
     expect(differences).toEqual([]);
   }, 120_000);
+
+  it('differs only where recorded: past the limits, no suggestions and no allow rules on the pieces', async () => {
+    const runner = new EquivalenceRunner(shell);
+    const call = {
+      id: 'past-limits',
+      tool: 'Bash',
+      input: {
+        command: [...Array.from({ length: 60 }, () => 'true'), 'curl https://example.com'].join(' && '),
+      },
+      mode: 'default' as const,
+      cwd: '/srv/proj',
+      home: '/home/user',
+      rules: { allow: ['Bash(true)'], deny: [], ask: [] },
+    };
+    const difference = await runner.compare(call);
+    expect(difference?.reviewed).toBe('past-limits');
+    expect((difference?.current as { behavior: string }).behavior).toBe('ask');
+    expect((difference?.current as { suggestions?: unknown[] }).suggestions).toBeUndefined();
+    expect((difference?.legacy as { suggestions?: unknown[] }).suggestions?.length).toBeGreaterThan(0);
+    // The same command under the limit is decided identically.
+    expect(
+      await runner.compare({ ...call, input: { command: 'true && curl https://example.com' } }),
+    ).toBeUndefined();
+  });
 
   it(`on ${generatedCount} generated calls against generated rule sets`, async () => {
     const runner = new EquivalenceRunner(shell);
@@ -36,7 +60,7 @@ describe('the indexed engine decides exactly as the engine before the index', ()
     let behaviors = new Map<string, number>();
     for (const call of generateCalls(generatedCount, 20261201)) {
       const difference = await runner.compare(call);
-      if (difference) differences.push(difference);
+      if (difference && !difference.reviewed) differences.push(difference);
     }
     expect(differences.slice(0, 3)).toEqual([]);
     // The generator must reach every outcome, or the comparison proves little.

@@ -43,6 +43,12 @@ export interface Difference {
   call: EquivalenceCall;
   current: unknown;
   legacy: unknown;
+  /**
+   * Set for the one deliberate difference (docs/decisions/permission-engine.md): a parsed command
+   * past the subcommand or length limit asks without trying allow rules on its pieces and suggests
+   * no rule, so only its suggestions and per-piece allow steps may differ.
+   */
+  reviewed?: 'past-limits';
 }
 
 /** Every corpus case (test/corpus/*.json). */
@@ -596,7 +602,25 @@ export class EquivalenceRunner {
     const current = settle(() => evaluatePermission(request));
     const legacy = settle(() => legacyEvaluatePermission(request));
     const same = JSON.stringify(current) === JSON.stringify(legacy);
-    return same ? undefined : { call, current, legacy };
+    if (same) return undefined;
+    return this.pastLimits(request, current, legacy)
+      ? { call, current, legacy, reviewed: 'past-limits' }
+      : { call, current, legacy };
+  }
+
+  /** Whether a difference is the deliberate one: past the limits, same decision, message and ask kind. */
+  private pastLimits(request: EvaluationRequest, current: unknown, legacy: unknown): boolean {
+    if (request.target.kind !== 'command') return false;
+    const analysis = this.shell.analyzeCommand(request.target.command, {
+      cwd: request.workspace.cwd,
+      home: request.workspace.home,
+    });
+    if (analysis.kind !== 'analyzed' || !(analysis.tooManySubcommands || analysis.tooLong)) return false;
+    const decided = (value: unknown) => {
+      const { trace: _trace, suggestions: _suggestions, ...rest } = value as Record<string, unknown>;
+      return JSON.stringify(rest);
+    };
+    return decided(current) === decided(legacy);
   }
 }
 

@@ -71,14 +71,14 @@ export interface CompiledPathPattern {
   coverChildren: boolean;
 }
 
-/** Compiles an anchored pattern for repeated matching with the same options. */
+/** Compiles an anchored pattern for repeated matching with the same options (the matcher is shared through the cache). */
 export function compilePathPattern(
   anchored: AnchoredPathPattern,
   options: PathMatchOptions,
 ): CompiledPathPattern {
   return {
     anchored,
-    matcher: ignore({ ignorecase: options.caseInsensitive, allowRelativePaths: true }).add(anchored.pattern),
+    matcher: matcherFor(anchored.pattern, options.caseInsensitive),
     coverChildren: options.coverChildren,
   };
 }

@@ -1,6 +1,6 @@
 import type { PermissionRule } from './rule-types.ts';
 import {
-  compileShellPatternOnce,
+  compileShellPattern,
   firstWordOf,
   type ShellPattern,
   shellPatternFirstWord,
@@ -20,13 +20,17 @@ export interface IndexedShellRule {
   pattern: ShellPattern;
 }
 
-/** Compiles a shell rule list (in precedence order) once. */
+/**
+ * Compiles a shell rule list (in precedence order) once. Patterns come from the shared cache, so a
+ * new rule set with the same patterns (`efferent check` builds one per case) compiles nothing; the
+ * index holds on to them, so a full cache never costs a decision a recompilation.
+ */
 export function indexShellRules(rules: readonly PermissionRule[]): ShellRuleIndex {
   return new ShellRuleIndex(
     rules.map((rule, order) => ({
       rule,
       order,
-      pattern: compileShellPatternOnce(rule.value.ruleContent ?? ''),
+      pattern: compileShellPattern(rule.value.ruleContent ?? ''),
     })),
   );
 }
