@@ -1,12 +1,19 @@
-import { checkSubcommand, type SubcommandCheckContext, suggestRule } from './bash/check-subcommand.ts';
+import {
+  checkSubcommand,
+  type IndexedCheckContext,
+  indexCheckContext,
+  type SubcommandCheckContext,
+  suggestRule,
+} from './bash/check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
 import { errorMessage, type PreparedShellAnalysis } from '../core/index.ts';
 import { adoptPreparedAnalysis } from '../shell/index.ts';
 import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
 import { isUnresolvable } from './paths/canonical-path.ts';
 import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
-import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
 import type { PermissionRule } from './rules/rule-types.ts';
+import { firstWordOf } from './rules/shell-pattern.ts';
+import { indexShellRules, type ShellRuleIndex } from './rules/shell-rule-index.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
 
 /** At most this many rules are suggested for one compound command. */
@@ -28,21 +35,59 @@ const analysisAsk = (reason: string): AskVerdict => ({
   suggestions: [],
 });
 
-/** Deny rules tried on text the analyser could not split: the whole text and naive operator-split pieces. */
-function denyOnRawText(command: string, rules: readonly PermissionRule[]): PermissionRule | undefined {
-  const pieces = [command, ...command.split(/&&|\|\||[;|&\n()`]|\$\(/)]
-    .map((piece) => piece.trim())
-    .filter(Boolean);
-  const spellings = pieces.flatMap((piece) => {
-    const words = piece.split(/\s+/).filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
-    const first = (words[0] ?? '').replace(/^[\\='"]+|['"]+$/g, '');
-    return [piece, words.join(' '), [first.slice(first.lastIndexOf('/') + 1), ...words.slice(1)].join(' ')];
-  });
-  return rules.find((rule) => {
-    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
-    return spellings.some((text) => matchesShellPattern(pattern, text));
-  });
+/**
+ * Deny rules tried on text the analyser could not split: the whole text and naive operator-split
+ * pieces, each looked up by its first word.
+ */
+function denyOnRawText(command: string | RawPieces, rules: ShellRuleIndex): PermissionRule | undefined {
+  if (rules.size === 0) return undefined;
+  const pieces = typeof command === 'string' ? rawPieces(command) : command;
+  const spellings = new Set<string>();
+  for (const piece of pieces) {
+    // Spelled out only when a rule could match one of its spellings' first words.
+    if (!rawSpellingFirstWords(piece).some((word) => rules.mayMatchFirstWord(word))) continue;
+    const words = piece.split(/\s+/).filter((word) => !isAssignment(word));
+    const first = stripQuotes(words[0] ?? '');
+    spellings.add(piece);
+    spellings.add(words.join(' '));
+    spellings.add([first.slice(first.lastIndexOf('/') + 1), ...words.slice(1)].join(' '));
+  }
+  return rules.find([...spellings]);
 }
+
+/** The distinct pieces of a raw command text: the whole text and its naive operator-split pieces. */
+type RawPieces = ReadonlySet<string>;
+
+function rawPieces(command: string): RawPieces {
+  // A long chain repeats its pieces: each distinct piece is spelled once.
+  const pieces = new Set<string>();
+  const whole = command.trim();
+  if (whole) pieces.add(whole);
+  for (const piece of command.split(/&&|\|\||[;|&\n()`]|\$\(/)) {
+    const trimmed = piece.trim();
+    if (trimmed) pieces.add(trimmed);
+  }
+  return pieces;
+}
+
+const isAssignment = (word: string) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
+const stripQuotes = (word: string) => word.replace(/^[\\='"]+|['"]+$/g, '');
+
+/** The first words of a piece's three raw spellings, found without splitting the whole piece. */
+function rawSpellingFirstWords(piece: string): string[] {
+  const wordPattern = /\S+/g;
+  let first = '';
+  for (let match = wordPattern.exec(piece); match; match = wordPattern.exec(piece)) {
+    if (!isAssignment(match[0])) {
+      first = match[0];
+      break;
+    }
+  }
+  const stripped = stripQuotes(first);
+  return [firstWordOf(piece), first, stripped.slice(stripped.lastIndexOf('/') + 1)];
+}
+
+const noShellRules = indexShellRules([]);
 
 /** An analyser failure is treated like a command too complex to check: it asks, it never crashes. */
 function analyzeSafely(
@@ -132,11 +177,21 @@ function inspectGitBeforeAllow(
  * paths → allow → read-only), aggregated: any deny denies, all allowed allows, else ask with at most
  * five suggested rules.
  */
-export function evaluateShellCommand(command: string, cwd: string, context: BashFlowContext): Verdict {
-  const { analyzer, workspace, preparedAnalysis } = context;
-  const analysis = analyzeSafely(analyzer, command, cwd, workspace.home, preparedAnalysis);
+export function evaluateShellCommand(command: string, cwd: string, given: BashFlowContext): Verdict {
+  const context: IndexedCheckContext & BashFlowContext = {
+    ...indexCheckContext(given),
+    analyzer: given.analyzer,
+  };
+  const analysis = analyzeSafely(
+    context.analyzer,
+    command,
+    cwd,
+    context.workspace.home,
+    given.preparedAnalysis,
+  );
   if (analysis.kind === 'too-complex') {
-    const rule = denyOnRawText(command, context.shellRules.deny);
+    const pieces = rawPieces(command);
+    const rule = denyOnRawText(pieces, context.shellRules.deny);
     if (rule)
       return {
         behavior: 'deny',
@@ -144,7 +199,7 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
         rule,
         steps: [ruleStep(rule, 'deny', 'The unparsed command text matches this deny rule.')],
       };
-    const askRule = denyOnRawText(command, context.shellRules.ask);
+    const askRule = denyOnRawText(pieces, context.shellRules.ask);
     if (askRule)
       return {
         ...analysisAsk(analysis.reason),
@@ -155,8 +210,14 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
     return analysisAsk(`the command is too complex to check (${analysis.reason})`);
   }
   const { subcommands } = analysis;
+  // Past the limits the call asks whatever allow rules say: only objections (deny and ask rules,
+  // paths, safety checks) are looked for, and no rule is suggested.
+  const pastLimits = analysis.tooManySubcommands || analysis.tooLong;
+  const checking = pastLimits
+    ? { ...context, shellRules: { ...context.shellRules, allow: noShellRules } }
+    : context;
   const results = subcommands.map((subcommand) => {
-    const verdict = checkSubcommand(subcommand, context);
+    const verdict = checkSubcommand(subcommand, checking);
     return {
       subcommand,
       verdict: verdict?.behavior === 'allow' ? inspectGitBeforeAllow(subcommand, verdict, context) : verdict,
@@ -164,8 +225,8 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
   });
   const denied = results.find((result) => result.verdict?.behavior === 'deny');
   if (denied?.verdict) return denied.verdict;
-  const rawDeny = denyOnRawText(command, context.shellRules.deny);
-  if (rawDeny && subcommands.length === 0) {
+  const rawDeny = subcommands.length === 0 ? denyOnRawText(command, context.shellRules.deny) : undefined;
+  if (rawDeny) {
     return {
       behavior: 'deny',
       reason: `the command matches ${describeRule(rawDeny)}`,
@@ -230,7 +291,7 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
     return {
       ...current,
       steps: [...steps, ...current.steps],
-      suggestions: current.kind === 'safety' ? [] : unique.slice(0, maxSuggestedRules),
+      suggestions: current.kind === 'safety' || pastLimits ? [] : unique.slice(0, maxSuggestedRules),
     };
   }
   return {
@@ -267,9 +328,12 @@ function readOnlyGitAfterOneCd(
 /** Whether a mode lets a shell analysis ask become an allow (bypass, when no shell deny/ask rule could be dodged). */
 export function shellRulesPresent(context: SubcommandCheckContext): boolean {
   return (
-    context.shellRules.deny.length > 0 ||
-    context.shellRules.ask.length > 0 ||
-    context.pathRules.readDeny.length > 0 ||
-    context.pathRules.writeDeny.length > 0
+    ruleCount(context.shellRules.deny) > 0 ||
+    ruleCount(context.shellRules.ask) > 0 ||
+    ruleCount(context.pathRules.readDeny) > 0 ||
+    ruleCount(context.pathRules.writeDeny) > 0
   );
 }
+
+const ruleCount = (rules: readonly PermissionRule[] | { size: number }): number =>
+  Array.isArray(rules) ? rules.length : (rules as { size: number }).size;

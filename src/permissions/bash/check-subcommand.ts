@@ -1,7 +1,6 @@
 import type { PermissionMode, PermissionSuggestion } from '../../core/index.ts';
 import { type CanonicalPath, isUnresolvable } from '../paths/canonical-path.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../paths/protected-paths.ts';
-import { findPathRule, pathRuleLiteralPrefix } from '../resolve/rule-match.ts';
 import { isInsideDirectory } from '../paths/canonical-path.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../resolve/verdict.ts';
 import {
@@ -10,8 +9,10 @@ import {
   type Workspace,
   workingDirectories,
 } from '../resolve/workspace.ts';
-import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
+import { indexPathRules, type PathLookup, PathRuleIndex } from '../rules/path-rule-index.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
+import { matchesShellPattern } from '../rules/shell-pattern.ts';
+import { indexShellRules, ShellRuleIndex } from '../rules/shell-rule-index.ts';
 import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
 import {
   harmlessWriteTargets,
@@ -27,28 +28,82 @@ import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike, EnvVarClass } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 
-/** Rules and facts every subcommand of one command is checked against. */
+/** Rules given as a list (in precedence order) or already compiled. */
+type RuleList<Index> = readonly PermissionRule[] | Index;
+
+/** Rules and facts every subcommand of one command is checked against (as callers give them). */
 export interface SubcommandCheckContext {
   mode: PermissionMode;
   workspace: Workspace;
   /** The shell family's content rules (`Bash(...)`). */
   shellRules: {
-    deny: readonly PermissionRule[];
-    ask: readonly PermissionRule[];
-    allow: readonly PermissionRule[];
+    deny: RuleList<ShellRuleIndex>;
+    ask: RuleList<ShellRuleIndex>;
+    allow: RuleList<ShellRuleIndex>;
   };
   /** Path rules for what commands read and write. */
   pathRules: {
-    readDeny: readonly PermissionRule[];
-    writeDeny: readonly PermissionRule[];
-    writeAsk: readonly PermissionRule[];
-    writeAllow: readonly PermissionRule[];
+    readDeny: RuleList<PathRuleIndex>;
+    writeDeny: RuleList<PathRuleIndex>;
+    writeAsk: RuleList<PathRuleIndex>;
+    writeAllow: RuleList<PathRuleIndex>;
     /** Read and Edit allow rules: a path they cover may be read from outside the working directories. */
-    readAllow?: readonly PermissionRule[];
+    readAllow?: RuleList<PathRuleIndex>;
   };
   classifyEnvVar: (name: string) => EnvVarClass;
   /** The rule family name, for suggestions (`Bash`). */
   family: string;
+}
+
+/** The context with every rule list compiled: shell rules by first word, path rules by directory. */
+export interface IndexedCheckContext extends Omit<SubcommandCheckContext, 'shellRules' | 'pathRules'> {
+  shellRules: { deny: ShellRuleIndex; ask: ShellRuleIndex; allow: ShellRuleIndex };
+  pathRules: {
+    readDeny: PathRuleIndex;
+    writeDeny: PathRuleIndex;
+    writeAsk: PathRuleIndex;
+    writeAllow: PathRuleIndex;
+    readAllow?: PathRuleIndex;
+  };
+}
+
+const shellIndexes = new WeakMap<readonly PermissionRule[], ShellRuleIndex>();
+
+function shellIndex(rules: RuleList<ShellRuleIndex>): ShellRuleIndex {
+  if (rules instanceof ShellRuleIndex) return rules;
+  let index = shellIndexes.get(rules);
+  if (!index) {
+    index = indexShellRules(rules);
+    shellIndexes.set(rules, index);
+  }
+  return index;
+}
+
+function pathIndex(rules: RuleList<PathRuleIndex>, lookup: PathLookup, workspace: Workspace): PathRuleIndex {
+  return rules instanceof PathRuleIndex
+    ? rules
+    : indexPathRules(rules, lookup, { cwd: workspace.cwd, home: workspace.home });
+}
+
+/** Compiles whatever rule lists a caller gave as plain arrays. */
+export function indexCheckContext(context: SubcommandCheckContext): IndexedCheckContext {
+  const { shellRules, pathRules, workspace } = context;
+  const indexed: IndexedCheckContext = {
+    ...context,
+    shellRules: {
+      deny: shellIndex(shellRules.deny),
+      ask: shellIndex(shellRules.ask),
+      allow: shellIndex(shellRules.allow),
+    },
+    pathRules: {
+      readDeny: pathIndex(pathRules.readDeny, 'deny', workspace),
+      writeDeny: pathIndex(pathRules.writeDeny, 'deny', workspace),
+      writeAsk: pathIndex(pathRules.writeAsk, 'ask', workspace),
+      writeAllow: pathIndex(pathRules.writeAllow, 'allow', workspace),
+    },
+  };
+  if (pathRules.readAllow) indexed.pathRules.readAllow = pathIndex(pathRules.readAllow, 'allow', workspace);
+  return indexed;
 }
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
@@ -86,11 +141,6 @@ function resolveFrom(word: string, subcommand: AnalyzedSubcommandLike, workspace
   }
   return resolveInWorkspace(word, workspace, subcommand.cwd ?? workspace.cwd);
 }
-
-const shellRuleMatches = (rule: PermissionRule, texts: readonly string[]) => {
-  const pattern = compileShellPattern(rule.value.ruleContent ?? '');
-  return texts.some((text) => matchesShellPattern(pattern, text));
-};
 
 /** The trace stage an ask of this kind comes from. */
 const askStage = {
@@ -183,10 +233,7 @@ export function suggestRule(subcommand: AnalyzedSubcommandLike, family: string):
   return { toolName: family, ruleContent: `${program} ${second} *`, behavior: 'allow' };
 }
 
-function checkWrites(
-  subcommand: AnalyzedSubcommandLike,
-  context: SubcommandCheckContext,
-): Verdict | undefined {
+function checkWrites(subcommand: AnalyzedSubcommandLike, context: IndexedCheckContext): Verdict | undefined {
   let pending: AskVerdict | undefined;
   const raise = (verdict: AskVerdict) => {
     pending = pending ? strongerAsk(pending, verdict) : verdict;
@@ -206,7 +253,7 @@ function checkWrites(
       raise(ask('safety', `it writes to ${target}, and ${path.unresolvable}`));
       continue;
     }
-    const deny = findPathRule(context.pathRules.writeDeny, path, 'deny', context.workspace);
+    const deny = context.pathRules.writeDeny.find(path);
     if (deny)
       return {
         behavior: 'deny',
@@ -222,7 +269,7 @@ function checkWrites(
       raise(ask('safety', `it writes to the device ${path.lexical}`));
       continue;
     }
-    const askRule = findPathRule(context.pathRules.writeAsk, path, 'ask', context.workspace);
+    const askRule = context.pathRules.writeAsk.find(path);
     if (askRule) {
       raise(
         ask('rule', `writing ${path.lexical} matches ${describeRule(askRule)}`, {
@@ -241,7 +288,7 @@ function checkWrites(
       raise(ask('workspace', `it writes ${path.lexical}, outside the working directories`));
       continue;
     }
-    if (findPathRule(context.pathRules.writeAllow, path, 'allow', context.workspace)) continue;
+    if (context.pathRules.writeAllow.find(path)) continue;
     if (context.mode === 'acceptEdits' || context.mode === 'auto' || context.mode === 'bypassPermissions')
       continue;
     raise(ask('default', `it writes ${path.lexical}`));
@@ -259,7 +306,7 @@ function writesThroughRedirect(subcommand: AnalyzedSubcommandLike): boolean {
 
 function checkCriticalRemoval(
   subcommand: AnalyzedSubcommandLike,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): AskVerdict | undefined {
   const [program = '', ...args] = subcommand.argv;
   if (!['rm', 'rmdir'].includes(program.slice(program.lastIndexOf('/') + 1))) return undefined;
@@ -299,20 +346,17 @@ function checkCriticalRemoval(
  */
 function directoryHoldsDeniedPath(
   path: { lexical: string; physical: string },
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): boolean {
-  return context.pathRules.readDeny.some((rule) => {
-    const prefix = pathRuleLiteralPrefix(rule, context.workspace);
-    return [path.lexical, path.physical].some((directory) => isInsideDirectory(prefix, directory));
-  });
+  return context.pathRules.readDeny.firstInside([path.lexical, path.physical]) !== undefined;
 }
 
 /** A glob argument that could expand to a path some read deny rule covers, or undefined. */
 function globReachingDeniedPath(
   subcommand: AnalyzedSubcommandLike,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): string | undefined {
-  if (context.pathRules.readDeny.length === 0) return undefined;
+  if (context.pathRules.readDeny.size === 0) return undefined;
   return subcommand.argv.slice(1).find((word, offset) => {
     const kind = subcommand.argKinds?.[offset + 1];
     if (kind !== 'glob' && !(kind === undefined && /[*?[]/.test(word))) return false;
@@ -320,12 +364,7 @@ function globReachingDeniedPath(
     const directory = literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) : '.';
     const resolved = resolveFrom(directory, subcommand, context.workspace);
     if (isUnresolvable(resolved)) return true;
-    return context.pathRules.readDeny.some((rule) => {
-      const prefix = pathRuleLiteralPrefix(rule, context.workspace);
-      return [resolved.lexical, resolved.physical].some(
-        (dir) => isInsideDirectory(prefix, dir) || isInsideDirectory(dir, prefix),
-      );
-    });
+    return context.pathRules.readDeny.firstAround([resolved.lexical, resolved.physical]) !== undefined;
   });
 }
 
@@ -346,22 +385,18 @@ function repositoryScope(cwd: string, workspace: Workspace): string {
 function dodgeableReadDeny(
   read: { kind: 'names' | 'history' },
   cwd: string,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): PermissionRule | undefined {
-  if (read.kind === 'names') return context.pathRules.readDeny[0];
-  const scope = repositoryScope(cwd, context.workspace);
-  return context.pathRules.readDeny.find((rule) => {
-    const prefix = pathRuleLiteralPrefix(rule, context.workspace);
-    return isInsideDirectory(prefix, scope) || isInsideDirectory(scope, prefix);
-  });
+  if (read.kind === 'names') return context.pathRules.readDeny.rules[0];
+  return context.pathRules.readDeny.firstAround([repositoryScope(cwd, context.workspace)]);
 }
 
 /** An ask when the command reads files its words do not name and a read deny rule could be dodged. */
 function indirectReadAsk(
   subcommand: AnalyzedSubcommandLike,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): AskVerdict | undefined {
-  if (context.pathRules.readDeny.length === 0) return undefined;
+  if (context.pathRules.readDeny.size === 0) return undefined;
   const label = `\`${subcommand.text.trim()}\``;
   for (const read of subcommand.indirectReads ?? []) {
     const rule = dodgeableReadDeny(read, subcommand.cwd ?? context.workspace.cwd, context);
@@ -386,16 +421,12 @@ function indirectReadAsk(
  */
 function argumentUnderWriteDeny(
   paths: ReadonlyArray<{ lexical: string; physical: string }>,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): { path: string; rule: PermissionRule } | undefined {
-  if (context.pathRules.writeDeny.length === 0) return undefined;
+  const { writeDeny } = context.pathRules;
+  if (writeDeny.size === 0) return undefined;
   for (const path of paths) {
-    const rule =
-      findPathRule(context.pathRules.writeDeny, path, 'deny', context.workspace) ??
-      context.pathRules.writeDeny.find((candidate) => {
-        const prefix = pathRuleLiteralPrefix(candidate, context.workspace);
-        return [path.lexical, path.physical].some((directory) => isInsideDirectory(prefix, directory));
-      });
+    const rule = writeDeny.find(path) ?? writeDeny.firstInside([path.lexical, path.physical]);
     if (rule) return { path: path.lexical, rule };
   }
   return undefined;
@@ -404,16 +435,16 @@ function argumentUnderWriteDeny(
 /** An ask when the command's arguments may run a command a deny or ask rule covers. */
 function embeddedRuleMatch(
   subcommand: AnalyzedSubcommandLike,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): AskVerdict | undefined {
-  const rules = [...context.shellRules.deny, ...context.shellRules.ask];
-  if (rules.length === 0) return undefined;
+  const { deny, ask: askRules } = context.shellRules;
+  if (deny.size === 0 && askRules.size === 0) return undefined;
   const spellings = embeddedCommandSpellings(subcommand);
   if (spellings.length === 0) return undefined;
-  for (const rule of rules) {
-    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
-    const inner = spellings.find((text) => matchesShellPattern(pattern, text));
-    if (inner === undefined) continue;
+  const found = deny.findEntry(spellings) ?? askRules.findEntry(spellings);
+  if (found) {
+    const { rule, pattern } = found;
+    const inner = spellings.find((text) => matchesShellPattern(pattern, text)) ?? '';
     return ask(
       'safety',
       `\`${subcommand.text.trim()}\` may run \`${inner}\`, which ${describeRule(rule)} covers`,
@@ -463,7 +494,7 @@ interface LinkReads {
 function linkTargetsRead(
   subcommand: AnalyzedSubcommandLike,
   readPaths: readonly CanonicalPath[],
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): LinkReads {
   const { workspace } = context;
   const following = linkFollowingRead(subcommand.argv);
@@ -499,13 +530,13 @@ const describePath = (path: CanonicalPath) =>
  */
 export function checkSubcommand(
   subcommand: AnalyzedSubcommandLike,
-  context: SubcommandCheckContext,
+  context: IndexedCheckContext,
 ): Verdict | undefined {
   const { workspace } = context;
   subcommand = withKnownCwd(subcommand, workspace);
   const spellings = denySpellings(subcommand);
   const label = `\`${subcommand.text.trim()}\``;
-  const denyRule = context.shellRules.deny.find((rule) => shellRuleMatches(rule, spellings));
+  const denyRule = context.shellRules.deny.find(spellings);
   if (denyRule)
     return {
       behavior: 'deny',
@@ -542,7 +573,7 @@ export function checkSubcommand(
       continue;
     }
     if (candidate.primary) readPaths.push(path);
-    const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
+    const rule = context.pathRules.readDeny.find(path);
     if (rule)
       return {
         behavior: 'deny',
@@ -558,7 +589,7 @@ export function checkSubcommand(
   }
   const linkReads = linkTargetsRead(subcommand, readPaths, context);
   for (const path of linkReads.paths) {
-    const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
+    const rule = context.pathRules.readDeny.find(path);
     if (rule)
       return {
         behavior: 'deny',
@@ -571,7 +602,7 @@ export function checkSubcommand(
   if (linkReads.unchecked !== undefined) unknownRead ??= `the links under ${linkReads.unchecked}`;
   const expanded = expansionReads(subcommand, workspace, namesOnlyCommands.has(subcommand.argv[0] ?? ''));
   for (const path of expanded.paths) {
-    const rule = findPathRule(context.pathRules.readDeny, path, 'deny', workspace);
+    const rule = context.pathRules.readDeny.find(path);
     if (rule)
       return {
         behavior: 'deny',
@@ -604,7 +635,7 @@ export function checkSubcommand(
   const ruleMaySettleWrites =
     writes?.behavior === 'ask' && writes.kind === 'default' && !writesThroughRedirect(subcommand);
 
-  const askRule = context.shellRules.ask.find((rule) => shellRuleMatches(rule, spellings));
+  const askRule = context.shellRules.ask.find(spellings);
   if (askRule)
     return ask('rule', `${label} matches ${describeRule(askRule)}`, {
       rule: askRule,
@@ -615,7 +646,7 @@ export function checkSubcommand(
   if (writes && !ruleMaySettleWrites) return writes;
   const indirect = indirectReadAsk(subcommand, context);
   if (indirect) return indirect;
-  if (unknownRead !== undefined && context.pathRules.readDeny.length > 0) {
+  if (unknownRead !== undefined && context.pathRules.readDeny.size > 0) {
     return ask(
       'safety',
       `${label} reads ${unknownRead}, which cannot be checked against the read deny rules before it runs`,
@@ -631,7 +662,7 @@ export function checkSubcommand(
         (path) =>
           !harmlessWriteTargets.has(path.lexical) &&
           !isInWorkspace(path, workspace) &&
-          !findPathRule(context.pathRules.readAllow ?? [], path, 'allow', workspace),
+          !context.pathRules.readAllow?.find(path),
       )
     : undefined;
   if (outsideRead) {
@@ -659,11 +690,10 @@ export function checkSubcommand(
       canonicalTextWithEnv(subcommand),
       ...(allEnvSafe ? [canonicalCommandText(subcommand.argv)] : []),
     ];
-    const allowRule = context.shellRules.allow.find((rule) => {
-      const pattern = compileShellPattern(rule.value.ruleContent ?? '');
-      if (blocker !== undefined && pattern.kind !== 'exact') return false;
-      return texts.some((text) => matchesShellPattern(pattern, text));
-    });
+    const allowRule = context.shellRules.allow.find(
+      texts,
+      blocker === undefined ? undefined : (pattern) => pattern.kind === 'exact',
+    );
     // A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it.
     if (allowRule && reading && runtimePath !== undefined)
       return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {

@@ -23,7 +23,7 @@ import type { LoadedSettings } from '../settings/settings-types.ts';
 import { runClassifier } from './classifier-step.ts';
 import { unapprovedMessage } from './describe-call.ts';
 import { type Evaluation, evaluatePermission } from './evaluate-permission.ts';
-import { createWorkspace } from './workspace.ts';
+import { createWorkspace, type Workspace } from './workspace.ts';
 
 /** What a PermissionRequest hook may answer (Claude Code's `hookSpecificOutput.decision`). */
 export interface PermissionRequestHookResult {
@@ -122,24 +122,49 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
     return texts;
   };
 
+  // The rule set and the workspace are rebuilt only when they change, so their compiled forms
+  // (the rule index, resolved working directories) are reused from call to call.
+  let currentRules: { sessionCount: number; rules: RuleSet } | undefined;
+  const rulesInForce = (): RuleSet => {
+    if (currentRules?.sessionCount !== sessionRules.length) {
+      currentRules = {
+        sessionCount: sessionRules.length,
+        rules: { ...baseRules, allow: [...baseRules.allow, ...sessionRules] },
+      };
+    }
+    return currentRules.rules;
+  };
+  let currentWorkspace: { key: string; workspace: Workspace } | undefined;
+  const workspaceFor = (context: ToolUseContext): Workspace => {
+    const home = options.home ?? options.settings?.home ?? context.run.env.HOME ?? '/';
+    const additionalDirectories = [
+      ...context.run.additionalDirectories,
+      ...(options.settings?.additionalDirectories ?? []),
+      ...sessionDirectories,
+    ];
+    const key = JSON.stringify([context.run.cwd, context.run.projectRoot, home, additionalDirectories]);
+    if (currentWorkspace?.key !== key) {
+      currentWorkspace = {
+        key,
+        workspace: createWorkspace({
+          cwd: context.run.cwd,
+          projectRoot: context.run.projectRoot,
+          home,
+          additionalDirectories,
+          ...(options.realpath ? { realpath: options.realpath } : {}),
+        }),
+      };
+    }
+    return currentWorkspace.workspace;
+  };
+
   const evaluate = async (
     tool: AnyTool,
     input: Record<string, unknown>,
     context: ToolUseContext,
     request: PermissionRequest,
   ): Promise<Evaluation> => {
-    const home = options.home ?? options.settings?.home ?? context.run.env.HOME ?? '/';
-    const workspace = createWorkspace({
-      cwd: context.run.cwd,
-      projectRoot: context.run.projectRoot,
-      home,
-      additionalDirectories: [
-        ...context.run.additionalDirectories,
-        ...(options.settings?.additionalDirectories ?? []),
-        ...sessionDirectories,
-      ],
-      ...(options.realpath ? { realpath: options.realpath } : {}),
-    });
+    const workspace = workspaceFor(context);
     const toolResult = await toolPermissions(tool, input, context);
     const evaluation = {
       tool: { name: tool.name, aliases: tool.aliases },
@@ -148,7 +173,7 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
       readOnly: safeReadOnly(tool, input),
       toolResult,
       mode: context.run.permissionMode,
-      rules: { ...baseRules, allow: [...baseRules.allow, ...sessionRules] },
+      rules: rulesInForce(),
       workspace,
       ...(request.hookDecision ? { hookDecision: request.hookDecision } : {}),
       ...(options.shell ? { shell: options.shell } : {}),

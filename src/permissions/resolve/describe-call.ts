@@ -1,7 +1,15 @@
 import type { PermissionTarget } from '../../core/index.ts';
 
+const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** The text on one line, cut to `limit` characters; a long text is only read as far as needed. */
 const shorten = (text: string, limit = 160): string => {
-  const single = text.replace(/\s+/g, ' ').trim();
+  // Collapsing a prefix gives a prefix of the collapsed text: read more only while it is too short to cut.
+  for (let length = limit * 4; length < text.length; length *= 4) {
+    const head = text.slice(0, length).replace(/\s+/g, ' ').trimStart();
+    if (head.length >= limit + 2) return `${head.slice(0, limit - 1)}…`;
+  }
+  const single = collapse(text);
   return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
 };
 

@@ -8,10 +8,11 @@ import type {
 } from '../../core/index.ts';
 import { evaluateShellCommand, shellRulesPresent } from '../bash-permissions.ts';
 import type { EnvVarClass, ShellAnalyzer } from '../bash/shell-contract.ts';
-import type { PermissionRule, RuleSet } from '../rules/rule-types.ts';
+import { compileRuleSet, type RuleIndex } from '../rules/rule-index.ts';
+import type { RuleSet } from '../rules/rule-types.ts';
 import { isBroadAllowRule } from './broad-rules.ts';
 import { askMessage, denialMessage, describeCall, unapprovedMessage } from './describe-call.ts';
-import { contentRules, findToolWideRule, parameterRuleMatches, type RuleSubject } from './rule-match.ts';
+import type { RuleSubject } from './rule-match.ts';
 import {
   evaluateNamedTarget,
   evaluatePathTarget,
@@ -53,6 +54,18 @@ export interface Evaluation extends PermissionDecision {
   preview?: string;
 }
 
+// Auto mode drops broad allow rules; the reduced set is built (and compiled) once per rule set.
+const reducedForAuto = new WeakMap<RuleSet, RuleSet>();
+
+function withoutBroadAllowRules(rules: RuleSet): RuleSet {
+  let reduced = reducedForAuto.get(rules);
+  if (!reduced) {
+    reduced = { ...rules, allow: rules.allow.filter((rule) => !isBroadAllowRule(rule)) };
+    reducedForAuto.set(rules, reduced);
+  }
+  return reduced;
+}
+
 /** An unclassifiable variable is treated as dangerous (fail closed). */
 function classifyEnvVarSafely(shell: ShellAnalyzer | undefined, name: string): EnvVarClass {
   try {
@@ -65,7 +78,7 @@ function classifyEnvVarSafely(shell: ShellAnalyzer | undefined, name: string): E
 const shellFamily = (target: Extract<PermissionTarget, { kind: 'command' }>) =>
   target.shell === 'bash' ? 'Bash' : 'PowerShell';
 
-function targetVerdict(request: EvaluationRequest, rules: RuleSet): Verdict | undefined {
+function targetVerdict(request: EvaluationRequest, rules: RuleIndex): Verdict | undefined {
   const { target, workspace } = request;
   const context: TargetFlowContext = {
     toolName: request.tool.name,
@@ -87,24 +100,22 @@ function targetVerdict(request: EvaluationRequest, rules: RuleSet): Verdict | un
       return undefined;
     case 'command': {
       const family = shellFamily(target);
-      const pick = (list: readonly PermissionRule[], families: readonly string[]) =>
-        contentRules(list, families).filter(
-          (rule) => parameterRuleMatches(rule, request.input) === undefined,
-        );
+      const { input } = request;
+      const anchors = { cwd: workspace.cwd, home: workspace.home };
       const subcommandContext = {
         mode: request.mode,
         workspace,
         shellRules: {
-          deny: pick(rules.deny, [family]),
-          ask: pick(rules.ask, [family]),
-          allow: pick(rules.allow, [family]),
+          deny: rules.deny.content([family], input).shell(),
+          ask: rules.ask.content([family], input).shell(),
+          allow: rules.allow.content([family], input).shell(),
         },
         pathRules: {
-          readDeny: pick(rules.deny, ['Read']),
-          writeDeny: pick(rules.deny, ['Edit', 'Read']),
-          writeAsk: pick(rules.ask, ['Edit']),
-          writeAllow: pick(rules.allow, ['Edit']),
-          readAllow: pick(rules.allow, ['Read', 'Edit']),
+          readDeny: rules.deny.content(['Read'], input).paths('deny', anchors),
+          writeDeny: rules.deny.content(['Edit', 'Read'], input).paths('deny', anchors),
+          writeAsk: rules.ask.content(['Edit'], input).paths('ask', anchors),
+          writeAllow: rules.allow.content(['Edit'], input).paths('allow', anchors),
+          readAllow: rules.allow.content(['Read', 'Edit'], input).paths('allow', anchors),
         },
         family,
       };
@@ -219,14 +230,13 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
       detail: `${hookName} said ${hook.behavior}${hook.reason ? `: ${hook.reason}` : ''}.`,
     });
 
-  const toolWideDeny = findToolWideRule(request.rules.deny, tool);
+  const index = compileRuleSet(request.rules);
+  const toolWideDeny = index.deny.toolWide(tool);
   if (toolWideDeny)
     return deny(`the tool ${tool.name} is denied by ${describeRule(toolWideDeny)}`, [
       ruleStep(toolWideDeny, 'deny', `${tool.name} is denied as a whole.`),
     ]);
-  const parameterDeny = request.rules.deny.find(
-    (rule) => rule.value.toolName === tool.name && parameterRuleMatches(rule, input) === true,
-  );
+  const parameterDeny = index.deny.parameterRule(tool.name, input);
   if (parameterDeny)
     return deny(`its input matches ${describeRule(parameterDeny)}`, [
       ruleStep(parameterDeny, 'deny', 'The input matches this parameter rule.'),
@@ -243,21 +253,16 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
       true,
     );
   }
-  const rules: RuleSet =
-    mode === 'auto'
-      ? { ...request.rules, allow: request.rules.allow.filter((rule) => !isBroadAllowRule(rule)) }
-      : request.rules;
+  const rules = mode === 'auto' ? compileRuleSet(withoutBroadAllowRules(request.rules)) : index;
   const verdict = targetVerdict(request, rules);
   if (verdict?.behavior === 'deny') return deny(verdict.reason, verdict.steps);
 
-  const toolWideAsk = findToolWideRule(request.rules.ask, tool);
+  const toolWideAsk = index.ask.toolWide(tool);
   if (toolWideAsk)
     return askResult('rule', `${tool.name} matches ${describeRule(toolWideAsk)}`, true, [
       ruleStep(toolWideAsk, 'ask', `${tool.name} must be asked about.`),
     ]);
-  const parameterAsk = request.rules.ask.find(
-    (rule) => rule.value.toolName === tool.name && parameterRuleMatches(rule, input) === true,
-  );
+  const parameterAsk = index.ask.parameterRule(tool.name, input);
   if (parameterAsk)
     return askResult('rule', `its input matches ${describeRule(parameterAsk)}`, true, [
       ruleStep(parameterAsk, 'ask', 'The input matches this parameter rule.'),
@@ -273,9 +278,7 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
     // A tool that asks in every mode may still be pre-approved by an explicit rule for the whole
     // tool (never by a mode or the classifier); deny and ask rules were already checked above.
     const explicitAllow =
-      toolResult.ruleApprovable === true && mode !== 'plan'
-        ? findToolWideRule(request.rules.allow, tool)
-        : undefined;
+      toolResult.ruleApprovable === true && mode !== 'plan' ? index.allow.toolWide(tool) : undefined;
     if (explicitAllow)
       return allow([
         { stage: 'tool', outcome: 'ask', detail: toolResult.message },
@@ -346,7 +349,7 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
     ]);
   }
 
-  const toolWideAllow = findToolWideRule(rules.allow, tool);
+  const toolWideAllow = rules.allow.toolWide(tool);
   if (toolWideAllow && !rulesPresent && !(mode === 'plan' && request.readOnly !== true)) {
     return allow([ruleStep(toolWideAllow, 'allow', `${tool.name} is allowed as a whole.`)]);
   }

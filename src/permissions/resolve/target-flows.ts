@@ -1,10 +1,9 @@
 import type { PermissionBehavior, PermissionMode, PermissionTarget } from '../../core/index.ts';
 import { isUnresolvable } from '../paths/canonical-path.ts';
 import { protectedPathReason } from '../paths/protected-paths.ts';
-import { compileDomainPattern, domainMatches, hostOfUrl } from '../rules/domain-pattern.ts';
-import type { PermissionRule, RuleSet } from '../rules/rule-types.ts';
-import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
-import { contentRules, findPathRule, parameterRuleMatches } from './rule-match.ts';
+import { hostOfUrl } from '../rules/domain-pattern.ts';
+import type { RuleIndex } from '../rules/rule-index.ts';
+import type { PermissionRule } from '../rules/rule-types.ts';
 import { type AskVerdict, describeRule, ruleStep, type Verdict } from './verdict.ts';
 import { isInWorkspace, resolveInWorkspace, type Workspace } from './workspace.ts';
 
@@ -12,7 +11,8 @@ import { isInWorkspace, resolveInWorkspace, type Workspace } from './workspace.t
 export interface TargetFlowContext {
   toolName: string;
   input: Record<string, unknown>;
-  rules: RuleSet;
+  /** The rules in force, compiled (in auto mode without broad allow rules). */
+  rules: RuleIndex;
   mode: PermissionMode;
   workspace: Workspace;
 }
@@ -32,15 +32,6 @@ const ruleVerdict = (rule: PermissionRule, behavior: PermissionBehavior, reason:
     ? ask('rule', reason, { rule, steps: [ruleStep(rule, 'ask', `${reason}.`)] })
     : { behavior, reason, rule, steps: [ruleStep(rule, behavior, `${reason}.`)] };
 
-/** Content rules of the given families, without parameter rules that apply to this input (handled elsewhere). */
-function targetRules(
-  rules: readonly PermissionRule[],
-  families: readonly string[],
-  input: Record<string, unknown>,
-): PermissionRule[] {
-  return contentRules(rules, families).filter((rule) => parameterRuleMatches(rule, input) === undefined);
-}
-
 /** Read/Edit path rules: deny → ask → safety → allow (both link and target) → working-directory defaults. */
 export function evaluatePathTarget(
   target: Extract<PermissionTarget, { kind: 'path' }>,
@@ -53,9 +44,10 @@ export function evaluatePathTarget(
   if (isUnresolvable(path))
     return ask('safety', `the path ${JSON.stringify(target.path)} cannot be checked (${path.unresolvable})`);
   const where = path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
-  const deny = findPathRule(targetRules(context.rules.deny, denyFamilies, input), path, 'deny', workspace);
+  const anchors = { cwd: workspace.cwd, home: workspace.home };
+  const deny = context.rules.deny.content(denyFamilies, input).paths('deny', anchors).find(path);
   if (deny) return ruleVerdict(deny, 'deny', `${where} matches ${describeRule(deny)}`);
-  const askRule = findPathRule(targetRules(context.rules.ask, denyFamilies, input), path, 'ask', workspace);
+  const askRule = context.rules.ask.content(denyFamilies, input).paths('ask', anchors).find(path);
   if (askRule) return ruleVerdict(askRule, 'ask', `${where} matches ${describeRule(askRule)}`);
   if (/^\/proc\/|^\/dev\//.test(path.lexical) || /^\/proc\/|^\/dev\//.test(path.physical)) {
     return ask('safety', `${where} is a process or device path`);
@@ -65,12 +57,7 @@ export function evaluatePathTarget(
     if (reason) return ask('safety', `${where} is protected (${reason})`);
   }
   const allowFamilies = write ? ['Edit'] : ['Read', 'Edit'];
-  const allow = findPathRule(
-    targetRules(context.rules.allow, allowFamilies, input),
-    path,
-    'allow',
-    workspace,
-  );
+  const allow = context.rules.allow.content(allowFamilies, input).paths('allow', anchors).find(path);
   if (allow) return ruleVerdict(allow, 'allow', `${where} matches ${describeRule(allow)}`);
   const inside = isInWorkspace(path, workspace);
   const suggestion = {
@@ -109,26 +96,20 @@ export function evaluateUrlTarget(
 ): Verdict | undefined {
   const host = hostOfUrl(target.url);
   const families = [context.toolName];
-  const domainRules = (rules: readonly PermissionRule[]) =>
-    targetRules(rules, families, context.input).filter((rule) =>
-      rule.value.ruleContent?.startsWith('domain:'),
-    );
+  const domainRules = (behavior: 'allow' | 'deny' | 'ask') =>
+    context.rules.of(behavior).content(families, context.input).domains();
   if ('invalid' in host) {
-    const anyDeny = domainRules(context.rules.deny)[0];
+    const anyDeny = domainRules('deny').size > 0;
     return ask(
       'safety',
       `${JSON.stringify(target.url)} cannot be checked: ${host.invalid}${anyDeny ? ' (domain deny rules exist)' : ''}`,
     );
   }
-  const find = (rules: readonly PermissionRule[]) =>
-    domainRules(rules).find((rule) =>
-      domainMatches(compileDomainPattern((rule.value.ruleContent ?? '').slice(7)), host),
-    );
-  const deny = find(context.rules.deny);
+  const deny = domainRules('deny').find(host);
   if (deny) return ruleVerdict(deny, 'deny', `host ${host.host} matches ${describeRule(deny)}`);
-  const askRule = find(context.rules.ask);
+  const askRule = domainRules('ask').find(host);
   if (askRule) return ruleVerdict(askRule, 'ask', `host ${host.host} matches ${describeRule(askRule)}`);
-  const allow = find(context.rules.allow);
+  const allow = domainRules('allow').find(host);
   if (allow) return ruleVerdict(allow, 'allow', `host ${host.host} matches ${describeRule(allow)}`);
   return ask('default', `no rule allows fetching from ${host.host}`, {
     suggestions: [{ toolName: context.toolName, ruleContent: `domain:${host.host}`, behavior: 'allow' }],
@@ -141,12 +122,8 @@ export function evaluateNamedTarget(
   kindLabel: string,
   context: TargetFlowContext,
 ): Verdict | undefined {
-  const matches = (rule: PermissionRule) => {
-    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
-    return matchesShellPattern(pattern, name);
-  };
   for (const behavior of ['deny', 'ask', 'allow'] as const) {
-    const rule = targetRules(context.rules[behavior], [context.toolName], context.input).find(matches);
+    const rule = context.rules.of(behavior).content([context.toolName], context.input).shell().find([name]);
     if (rule) return ruleVerdict(rule, behavior, `${kindLabel} ${name} matches ${describeRule(rule)}`);
   }
   return undefined;

@@ -39,6 +39,8 @@ export interface DomainPattern {
   anySubdomainOf?: string;
   /** Labels, where `*` matches one whole label or part of one. */
   labels?: RegExp[];
+  /** The last label as written (a rule index buckets by it when it has no `*`). */
+  lastLabel?: string;
   port?: string;
 }
 
@@ -58,6 +60,7 @@ export function compileDomainPattern(text: string): DomainPattern {
     pattern.anySubdomainOf = host.slice(2);
     return pattern;
   }
+  pattern.lastLabel = host.slice(host.lastIndexOf('.') + 1);
   pattern.labels = host.split('.').map(
     (label) =>
       new RegExp(

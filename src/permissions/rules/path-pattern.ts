@@ -64,19 +64,50 @@ export interface PathMatchOptions {
   coverChildren: boolean;
 }
 
+/** An anchored pattern with its matcher, compiled once (a rule index keeps it for its lifetime). */
+export interface CompiledPathPattern {
+  anchored: AnchoredPathPattern;
+  matcher: Ignore;
+  coverChildren: boolean;
+}
+
+/** Compiles an anchored pattern for repeated matching with the same options (the matcher is shared through the cache). */
+export function compilePathPattern(
+  anchored: AnchoredPathPattern,
+  options: PathMatchOptions,
+): CompiledPathPattern {
+  return {
+    anchored,
+    matcher: matcherFor(anchored.pattern, options.caseInsensitive),
+    coverChildren: options.coverChildren,
+  };
+}
+
+/** Whether an absolute, canonical path is covered by a compiled pattern. */
+export function compiledPathMatches(compiled: CompiledPathPattern, path: string): boolean {
+  const { anchored, matcher, coverChildren } = compiled;
+  const rel = relative(anchored.base, path);
+  if (rel.startsWith('..') || rel.startsWith('/')) return false;
+  if (rel === '') {
+    return coverChildren && matcher.ignores('efferent-any-child');
+  }
+  if (matcher.ignores(rel)) return true;
+  if (matcher.ignores(`${rel}/`)) return true;
+  return coverChildren && matcher.ignores(join(rel, 'efferent-any-child'));
+}
+
 /** Whether an absolute, canonical path is covered by an anchored pattern. */
 export function pathPatternMatches(
   anchored: AnchoredPathPattern,
   path: string,
   options: PathMatchOptions,
 ): boolean {
-  const rel = relative(anchored.base, path);
-  if (rel.startsWith('..') || rel.startsWith('/')) return false;
-  const matcher = matcherFor(anchored.pattern, options.caseInsensitive);
-  if (rel === '') {
-    return options.coverChildren && matcher.ignores('efferent-any-child');
-  }
-  if (matcher.ignores(rel)) return true;
-  if (matcher.ignores(`${rel}/`)) return true;
-  return options.coverChildren && matcher.ignores(join(rel, 'efferent-any-child'));
+  return compiledPathMatches(
+    {
+      anchored,
+      matcher: matcherFor(anchored.pattern, options.caseInsensitive),
+      coverChildren: options.coverChildren,
+    },
+    path,
+  );
 }

@@ -13,6 +13,11 @@ export interface ShellPattern {
   kind: 'exact' | 'prefix' | 'wildcard';
   /** For `prefix`: the words that must start the command. */
   prefix?: string;
+  /**
+   * The literal text every matching command starts with (for `exact`, the whole command), so a rule
+   * index can tell which first word a match must have.
+   */
+  head?: string;
   regex: RegExp;
 }
 
@@ -47,16 +52,17 @@ function tokenize(pattern: string): Array<{ literal: string } | { star: true }> 
 export function compileShellPattern(pattern: string): ShellPattern {
   let compiled = compiledPatterns.get(pattern);
   if (!compiled) {
-    compiled = compileUncached(pattern);
+    compiled = compileShellPatternOnce(pattern);
     compiledPatterns.set(pattern, compiled);
   }
   return compiled;
 }
 
-// Rules are matched against every subcommand of every call; compiling each pattern once matters.
+// For callers outside a rule index (conditions, ad-hoc checks); a rule index keeps its own patterns.
 const compiledPatterns = new LRUCache<string, ShellPattern>({ max: 8192 });
 
-function compileUncached(pattern: string): ShellPattern {
+/** Compiles a pattern without the shared cache (a rule index keeps what it compiles for its lifetime). */
+export function compileShellPatternOnce(pattern: string): ShellPattern {
   if (pattern.endsWith(':*') && !pattern.endsWith('\\:*')) {
     const prefix = pattern.slice(0, -2);
     if (!tokenize(prefix).some((part) => 'star' in part)) return prefixPattern(pattern, prefix);
@@ -65,7 +71,12 @@ function compileUncached(pattern: string): ShellPattern {
   const stars = parts.filter((part) => 'star' in part).length;
   if (stars === 0) {
     const literal = parts.map((part) => ('literal' in part ? part.literal : '')).join('');
-    return { source: pattern, kind: 'exact', regex: new RegExp(`^${escapeRegex(literal)}$`, 's') };
+    return {
+      source: pattern,
+      kind: 'exact',
+      head: literal,
+      regex: new RegExp(`^${escapeRegex(literal)}$`, 's'),
+    };
   }
   const last = parts[parts.length - 1];
   const beforeLast = parts[parts.length - 2];
@@ -80,7 +91,13 @@ function compileUncached(pattern: string): ShellPattern {
     return prefixPattern(pattern, beforeLast.literal.slice(0, -1));
   }
   const body = parts.map((part) => ('star' in part ? '.*' : escapeRegex(part.literal))).join('');
-  return { source: pattern, kind: 'wildcard', regex: new RegExp(`^${body}$`, 's') };
+  const first = parts[0];
+  return {
+    source: pattern,
+    kind: 'wildcard',
+    head: first && 'literal' in first ? first.literal : '',
+    regex: new RegExp(`^${body}$`, 's'),
+  };
 }
 
 function prefixPattern(source: string, prefix: string): ShellPattern {
@@ -89,6 +106,7 @@ function prefixPattern(source: string, prefix: string): ShellPattern {
     source,
     kind: 'prefix',
     prefix: trimmed,
+    head: trimmed,
     regex: new RegExp(`^${escapeRegex(trimmed)}(?:\\s.*)?$`, 's'),
   };
 }
@@ -96,4 +114,20 @@ function prefixPattern(source: string, prefix: string): ShellPattern {
 /** Whether a command string matches a compiled pattern. */
 export function matchesShellPattern(pattern: ShellPattern, command: string): boolean {
   return pattern.regex.test(command);
+}
+
+/** The text up to its first whitespace character (the whole text when it has none). */
+export function firstWordOf(text: string): string {
+  const end = text.search(/\s/);
+  return end === -1 ? text : text.slice(0, end);
+}
+
+/**
+ * The first word every command this pattern matches starts with, or undefined when a wildcard can
+ * stand in the first word (`*rm*`, `git*`): such a pattern must be tried on every command.
+ */
+export function shellPatternFirstWord(pattern: ShellPattern): string | undefined {
+  const head = pattern.head ?? '';
+  if (pattern.kind === 'wildcard' && !/\s/.test(head)) return undefined;
+  return firstWordOf(head);
 }

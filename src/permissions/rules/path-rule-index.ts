@@ -1,0 +1,286 @@
+import { dirname, join, resolve } from 'node:path';
+import { aliasSpellings, isInsideDirectory } from '../paths/canonical-path.ts';
+import {
+  type AnchoredPathPattern,
+  anchorPathPattern,
+  type CompiledPathPattern,
+  compiledPathMatches,
+  compilePathPattern,
+  type PathAnchors,
+} from './path-pattern.ts';
+import type { PermissionRule } from './rule-types.ts';
+
+/**
+ * Path rules (`Read(./secrets/**)`, `Edit(//etc/**)`) compiled once per rule list and working
+ * directory, bucketed by the literal directory every path they match lies in (the anchor plus the
+ * pattern's text up to its last `/` before a wildcard; the anchor alone for any-depth patterns). A
+ * lookup visits the buckets of the path's ancestors only, and answers exactly what trying every rule
+ * in order would: the first matching rule in list order.
+ */
+
+/** How a list is looked up: deny and ask rules match any spelling, ignoring case; allow rules need link and target. */
+export type PathLookup = 'allow' | 'deny' | 'ask';
+
+/** A path as rules see it: as written and resolved. */
+export interface PathSpellings {
+  lexical: string;
+  physical: string;
+}
+
+interface IndexedPathRule {
+  rule: PermissionRule;
+  order: number;
+  compiled: CompiledPathPattern;
+  /** The literal directory every matching path lies in, resolved, ASCII-lowercased. */
+  bucket: string;
+  /** `pathRuleLiteralPrefix`: the directory the rule is confined to, for glob and directory checks. */
+  prefix: string;
+}
+
+/** ASCII-only lowercasing: the matcher folds case per character, the index must never split what it joins. */
+const foldCase = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+/** Every ancestor of an absolute path, itself first, `/` last. */
+function ancestorsOf(path: string): string[] {
+  const result = [path];
+  let current = path;
+  for (;;) {
+    const parent = dirname(current);
+    if (parent === current) return result;
+    result.push(parent);
+    current = parent;
+  }
+}
+
+/**
+ * The directory every path an anchored pattern can match lies in. Any-depth patterns, and literal
+ * text the index cannot fold or normalise safely (non-ASCII letters, `.`/`..` or empty segments),
+ * fall back to the anchor: a bigger bucket, never a missed rule.
+ */
+function bucketOf(anchored: AnchoredPathPattern): string {
+  const base = resolve(anchored.base);
+  if (!anchored.pattern.startsWith('/')) return foldCase(base);
+  const cut = anchored.pattern.search(/[*?[\\]/);
+  const literal = cut === -1 ? anchored.pattern : anchored.pattern.slice(0, cut);
+  const directory = literal.slice(0, literal.lastIndexOf('/') + 1);
+  if (/[^\x20-\x7e]/.test(directory) || /\/\.{0,2}\//.test(directory)) return foldCase(base);
+  return foldCase(resolve(base, `.${directory}`));
+}
+
+/** The rule's literal prefix, as `pathRuleLiteralPrefix` defines it. */
+function literalPrefixOf(rule: PermissionRule, anchors: Omit<PathAnchors, 'root'>): string {
+  const anchored = anchorPathPattern(rule.value.ruleContent ?? '', rule.behavior, {
+    ...anchors,
+    root: rule.root,
+  });
+  if (!anchored.pattern.startsWith('/')) return anchored.base;
+  const literal = anchored.pattern.split(/[*?[]/)[0] ?? '';
+  return join(anchored.base, literal);
+}
+
+/** Compiles a path rule list (in precedence order) for one working directory and home. */
+export function indexPathRules(
+  rules: readonly PermissionRule[],
+  lookup: PathLookup,
+  anchors: Omit<PathAnchors, 'root'>,
+): PathRuleIndex {
+  const options =
+    lookup === 'allow'
+      ? { caseInsensitive: false, coverChildren: false }
+      : { caseInsensitive: true, coverChildren: true };
+  const entries = rules.map((rule, order): IndexedPathRule => {
+    const anchored = anchorPathPattern(rule.value.ruleContent ?? '', lookup, { ...anchors, root: rule.root });
+    return {
+      rule,
+      order,
+      compiled: compilePathPattern(anchored, options),
+      bucket: bucketOf(anchored),
+      prefix: resolve(literalPrefixOf(rule, anchors)),
+    };
+  });
+  return new PathRuleIndex(entries, lookup, anchors.cwd);
+}
+
+/** Sorted literal prefixes with a range-minimum table over rule order, for "first rule inside a directory". */
+class PrefixTable {
+  private readonly sorted: IndexedPathRule[];
+  /** levels[k][i]: the position in `sorted` of the earliest rule among sorted[i, i + 2^k). */
+  private readonly levels: number[][] = [];
+  private readonly byPrefix = new Map<string, IndexedPathRule[]>();
+
+  constructor(entries: readonly IndexedPathRule[]) {
+    this.sorted = [...entries].sort((a, b) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0));
+    let level = this.sorted.map((_, index) => index);
+    this.levels.push(level);
+    for (let width = 1; width * 2 <= this.sorted.length; width *= 2) {
+      const previous = level;
+      level = previous
+        .slice(0, previous.length - width)
+        .map((left, index) => this.earlier(left, previous[index + width] ?? left));
+      this.levels.push(level);
+    }
+    for (const entry of entries) {
+      const list = this.byPrefix.get(entry.prefix);
+      if (list) list.push(entry);
+      else this.byPrefix.set(entry.prefix, [entry]);
+    }
+  }
+
+  private earlier(left: number, right: number): number {
+    return (this.sorted[left]?.order ?? 0) <= (this.sorted[right]?.order ?? 0) ? left : right;
+  }
+
+  private lowerBound(text: string): number {
+    let low = 0;
+    let high = this.sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((this.sorted[middle]?.prefix ?? '') < text) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** The earliest rule among sorted[from, to). */
+  private earliestIn(from: number, to: number): IndexedPathRule | undefined {
+    if (from >= to) return undefined;
+    const level = Math.floor(Math.log2(to - from));
+    const row = this.levels[level] ?? [];
+    const left = row[from] ?? from;
+    const right = row[to - (1 << level)] ?? left;
+    return this.sorted[this.earlier(left, right)];
+  }
+
+  /** The first rule (list order) whose prefix is inside `directory` (or is it). */
+  firstInside(directory: string): IndexedPathRule | undefined {
+    const resolved = resolve(directory);
+    const ranges: Array<[number, number]> =
+      resolved === '/'
+        ? [[0, this.sorted.length]]
+        : [
+            [this.lowerBound(resolved), this.lowerBound(`${resolved}\0`)],
+            [this.lowerBound(`${resolved}/`), this.lowerBound(`${resolved}0`)],
+          ];
+    let best: IndexedPathRule | undefined;
+    for (const [from, to] of ranges) {
+      const candidate = this.earliestIn(from, to);
+      if (!candidate || (best && best.order <= candidate.order)) continue;
+      if (isInsideDirectory(candidate.prefix, directory)) {
+        best = candidate;
+        continue;
+      }
+      // `relative` treats a first segment starting with `..` as outside: check the range one by one.
+      for (let index = from; index < to; index++) {
+        const entry = this.sorted[index];
+        if (entry && (!best || entry.order < best.order) && isInsideDirectory(entry.prefix, directory))
+          best = entry;
+      }
+    }
+    return best;
+  }
+
+  /** The first rule (list order) whose prefix holds `directory`. */
+  firstHolding(directory: string): IndexedPathRule | undefined {
+    let best: IndexedPathRule | undefined;
+    for (const ancestor of ancestorsOf(resolve(directory))) {
+      for (const entry of this.byPrefix.get(ancestor) ?? []) {
+        if (best && best.order <= entry.order) break;
+        if (isInsideDirectory(directory, entry.prefix)) {
+          best = entry;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+}
+
+/** A compiled, bucketed list of path rules for one working directory. */
+export class PathRuleIndex {
+  readonly rules: readonly PermissionRule[];
+  private readonly buckets = new Map<string, IndexedPathRule[]>();
+  private prefixTable: PrefixTable | undefined;
+
+  constructor(
+    private readonly entries: readonly IndexedPathRule[],
+    private readonly lookup: PathLookup,
+    private readonly cwd: string,
+  ) {
+    this.rules = entries.map((entry) => entry.rule);
+    for (const entry of entries) {
+      const bucket = this.buckets.get(entry.bucket);
+      if (bucket) bucket.push(entry);
+      else this.buckets.set(entry.bucket, [entry]);
+    }
+  }
+
+  get size(): number {
+    return this.rules.length;
+  }
+
+  private candidates(spellings: readonly string[]): IndexedPathRule[] {
+    const seen = new Set<IndexedPathRule>();
+    for (const spelling of spellings) {
+      for (const ancestor of ancestorsOf(foldCase(resolve(spelling)))) {
+        for (const entry of this.buckets.get(ancestor) ?? []) seen.add(entry);
+      }
+    }
+    return [...seen].sort((a, b) => a.order - b.order);
+  }
+
+  /**
+   * The first rule covering a path, as `findPathRule` defines it: deny and ask rules match if any
+   * spelling matches (ignoring case, covering what is inside a directory); allow rules only if the
+   * link path and its target both match, case-sensitively.
+   */
+  find(path: PathSpellings): PermissionRule | undefined {
+    if (this.entries.length === 0) return undefined;
+    if (this.lookup === 'allow') {
+      return this.candidates([path.lexical]).find(
+        (entry) =>
+          compiledPathMatches(entry.compiled, path.lexical) &&
+          compiledPathMatches(entry.compiled, path.physical),
+      )?.rule;
+    }
+    const spellings = [
+      ...new Set([
+        path.lexical,
+        path.physical,
+        ...aliasSpellings(path.lexical, this.cwd),
+        ...aliasSpellings(path.physical, this.cwd),
+      ]),
+    ];
+    return this.candidates(spellings).find((entry) =>
+      spellings.some((spelling) => compiledPathMatches(entry.compiled, spelling)),
+    )?.rule;
+  }
+
+  private prefixes(): PrefixTable {
+    this.prefixTable ??= new PrefixTable(this.entries);
+    return this.prefixTable;
+  }
+
+  /** The first rule whose literal prefix lies inside one of the directories (a recursive read of them reaches it). */
+  firstInside(directories: readonly string[]): PermissionRule | undefined {
+    if (this.entries.length === 0) return undefined;
+    const found = directories.map((directory) => this.prefixes().firstInside(directory));
+    return earliest(found)?.rule;
+  }
+
+  /** The first rule whose literal prefix lies inside one of the directories or holds it. */
+  firstAround(directories: readonly string[]): PermissionRule | undefined {
+    if (this.entries.length === 0) return undefined;
+    const table = this.prefixes();
+    const found = directories.flatMap((directory) => [
+      table.firstInside(directory),
+      table.firstHolding(directory),
+    ]);
+    return earliest(found)?.rule;
+  }
+}
+
+function earliest(entries: ReadonlyArray<IndexedPathRule | undefined>): IndexedPathRule | undefined {
+  let best: IndexedPathRule | undefined;
+  for (const entry of entries) if (entry && (!best || entry.order < best.order)) best = entry;
+  return best;
+}

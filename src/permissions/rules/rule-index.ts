@@ -1,0 +1,284 @@
+import type { PermissionBehavior } from '../../core/index.ts';
+import { compileDomainPattern, type DomainPattern, domainMatches } from './domain-pattern.ts';
+import type { PathAnchors } from './path-pattern.ts';
+import { indexPathRules, type PathLookup, type PathRuleIndex } from './path-rule-index.ts';
+import type { PermissionRule, RuleSet } from './rule-types.ts';
+import { indexShellRules, type ShellRuleIndex } from './shell-rule-index.ts';
+import { isToolNameGlob, toolNameMatches } from './tool-names.ts';
+
+/**
+ * A rule set compiled once: every lookup a decision makes (tool-wide rules, parameter rules, shell
+ * rules by first word, path rules by directory, domain rules by host suffix, MCP rules by server) is
+ * answered from structures built the first time they are asked for and kept as long as the rule set
+ * lives. Each lookup returns exactly what scanning the lists in order would.
+ */
+
+/** The tool facts a tool-wide lookup needs. */
+export interface RuleSubjectNames {
+  name: string;
+  aliases: readonly string[];
+}
+
+const parameterPattern = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s;
+
+/** For `Tool(param:value)` content: the parameter name and value, or undefined. */
+function parameterOf(rule: PermissionRule): { name: string; value: string } | undefined {
+  const content = rule.value.ruleContent;
+  if (content === undefined) return undefined;
+  const match = parameterPattern.exec(content);
+  return match?.[1] === undefined ? undefined : { name: match[1], value: match[2] ?? '' };
+}
+
+/** Content rules of some families, in list order; parameter rules are set aside per input. */
+class ContentList {
+  private shellIndex: ShellRuleIndex | undefined;
+  private readonly pathIndexes = new Map<string, PathRuleIndex>();
+  private domainIndex: DomainRuleIndex | undefined;
+  private readonly filtered = new Map<string, ContentList>();
+  /** Names of the parameters some rules here could be read as (`git:*` reads as parameter `git`). */
+  private readonly parameterNames: string[];
+
+  constructor(readonly rules: readonly PermissionRule[]) {
+    this.parameterNames = [
+      ...new Set(rules.map((rule) => parameterOf(rule)?.name).filter((name) => name !== undefined)),
+    ];
+  }
+
+  /** The list without the rules that are parameter rules for this input (those are decided apart). */
+  forInput(input: Record<string, unknown>): ContentList {
+    const present = this.parameterNames.filter((name) => Object.hasOwn(input, name));
+    if (present.length === 0) return this;
+    const key = present.join('\0');
+    let list = this.filtered.get(key);
+    if (!list) {
+      list = new ContentList(
+        this.rules.filter((rule) => {
+          const parameter = parameterOf(rule);
+          return parameter === undefined || !Object.hasOwn(input, parameter.name);
+        }),
+      );
+      this.filtered.set(key, list);
+    }
+    return list;
+  }
+
+  shell(): ShellRuleIndex {
+    this.shellIndex ??= indexShellRules(this.rules);
+    return this.shellIndex;
+  }
+
+  paths(lookup: PathLookup, anchors: Omit<PathAnchors, 'root'>): PathRuleIndex {
+    const key = `${lookup}\0${anchors.cwd}\0${anchors.home}`;
+    let index = this.pathIndexes.get(key);
+    if (!index) {
+      // A session works in a handful of directories; a pathological caller must not grow this forever.
+      if (this.pathIndexes.size >= 64) this.pathIndexes.clear();
+      index = indexPathRules(this.rules, lookup, anchors);
+      this.pathIndexes.set(key, index);
+    }
+    return index;
+  }
+
+  domains(): DomainRuleIndex {
+    this.domainIndex ??= new DomainRuleIndex(this.rules);
+    return this.domainIndex;
+  }
+}
+
+/** `domain:` rules bucketed by the last label of the hosts they can match. */
+export class DomainRuleIndex {
+  /** Whether any rule here is a `domain:` rule. */
+  readonly size: number;
+  private readonly byLastLabel = new Map<
+    string,
+    Array<{ order: number; rule: PermissionRule; pattern: DomainPattern }>
+  >();
+  private readonly anyLabel: Array<{ order: number; rule: PermissionRule; pattern: DomainPattern }> = [];
+
+  constructor(rules: readonly PermissionRule[]) {
+    let size = 0;
+    rules.forEach((rule, order) => {
+      const content = rule.value.ruleContent ?? '';
+      if (!content.startsWith('domain:')) return;
+      size++;
+      const pattern = compileDomainPattern(content.slice(7));
+      const entry = { order, rule, pattern };
+      const host = pattern.anySubdomainOf;
+      const lastLabel =
+        host !== undefined ? host.slice(host.lastIndexOf('.') + 1) : (pattern.lastLabel ?? '');
+      const literal = lastLabel !== '' && !lastLabel.includes('*') ? lastLabel : undefined;
+      if (literal === undefined) this.anyLabel.push(entry);
+      else {
+        const bucket = this.byLastLabel.get(literal);
+        if (bucket) bucket.push(entry);
+        else this.byLastLabel.set(literal, [entry]);
+      }
+    });
+    this.size = size;
+  }
+
+  /** The first `domain:` rule (list order) covering the host. */
+  find(url: { host: string; port: string; protocol: string }): PermissionRule | undefined {
+    const lastLabel = url.host.slice(url.host.lastIndexOf('.') + 1);
+    let best: { order: number; rule: PermissionRule } | undefined;
+    for (const list of [this.anyLabel, this.byLastLabel.get(lastLabel) ?? []]) {
+      for (const entry of list) {
+        if (best && best.order <= entry.order) break;
+        if (domainMatches(entry.pattern, url)) {
+          best = entry;
+          break;
+        }
+      }
+    }
+    return best?.rule;
+  }
+}
+
+/** Tool-wide rules (no content), by exact name and by MCP server; glob names are tried one by one. */
+class ToolWideIndex {
+  private readonly byName = new Map<string, Array<{ order: number; rule: PermissionRule }>>();
+  private readonly globs: Array<{ order: number; rule: PermissionRule }> = [];
+
+  constructor(rules: readonly PermissionRule[]) {
+    rules.forEach((rule, order) => {
+      if (rule.value.ruleContent !== undefined) return;
+      const name = rule.value.toolName;
+      if (isToolNameGlob(name)) {
+        this.globs.push({ order, rule });
+        return;
+      }
+      const list = this.byName.get(name);
+      if (list) list.push({ order, rule });
+      else this.byName.set(name, [{ order, rule }]);
+    });
+  }
+
+  find(subject: RuleSubjectNames): PermissionRule | undefined {
+    const names = [subject.name, ...subject.aliases];
+    // A bare server rule (`mcp__github`) is stored under its name; every `mcp__server` prefix of a name is a key.
+    const keys = new Set<string>();
+    for (const name of names) {
+      keys.add(name);
+      if (!name.startsWith('mcp__')) continue;
+      for (let at = name.indexOf('__', 5); at !== -1; at = name.indexOf('__', at + 1))
+        keys.add(name.slice(0, at));
+    }
+    let best: { order: number; rule: PermissionRule } | undefined;
+    const consider = (entry: { order: number; rule: PermissionRule }) => {
+      if (best && best.order <= entry.order) return false;
+      if (!toolNameMatches(entry.rule.value.toolName, subject.name, subject.aliases)) return true;
+      best = entry;
+      return false;
+    };
+    for (const entry of this.globs) if (!consider(entry)) break;
+    for (const key of keys) for (const entry of this.byName.get(key) ?? []) if (!consider(entry)) break;
+    return best?.rule;
+  }
+}
+
+/** Parameter rules (`Tool(param:value)`) by tool name. */
+class ParameterIndex {
+  private readonly byTool = new Map<string, Array<{ rule: PermissionRule; name: string; value: string }>>();
+
+  constructor(rules: readonly PermissionRule[]) {
+    for (const rule of rules) {
+      const parameter = parameterOf(rule);
+      if (!parameter) continue;
+      const list = this.byTool.get(rule.value.toolName);
+      if (list) list.push({ rule, ...parameter });
+      else this.byTool.set(rule.value.toolName, [{ rule, ...parameter }]);
+    }
+  }
+
+  /** The first parameter rule of this tool whose field equals its value (as written). */
+  find(toolName: string, input: Record<string, unknown>): PermissionRule | undefined {
+    return this.byTool.get(toolName)?.find((entry) => {
+      if (!Object.hasOwn(input, entry.name)) return false;
+      const value = input[entry.name];
+      if (value !== null && typeof value === 'object') return false;
+      return String(value) === entry.value;
+    })?.rule;
+  }
+}
+
+/** One behavior's rules, compiled. */
+class BehaviorIndex {
+  private toolWideIndex: ToolWideIndex | undefined;
+  private parameterIndex: ParameterIndex | undefined;
+  private readonly families = new Map<string, ContentList>();
+
+  constructor(readonly rules: readonly PermissionRule[]) {}
+
+  toolWide(subject: RuleSubjectNames): PermissionRule | undefined {
+    this.toolWideIndex ??= new ToolWideIndex(this.rules);
+    return this.toolWideIndex.find(subject);
+  }
+
+  parameterRule(toolName: string, input: Record<string, unknown>): PermissionRule | undefined {
+    this.parameterIndex ??= new ParameterIndex(this.rules);
+    return this.parameterIndex.find(toolName, input);
+  }
+
+  /** Content rules whose tool name is one of `families`, in list order. */
+  content(families: readonly string[], input: Record<string, unknown>): ContentList {
+    const key = [...families].sort().join('\0');
+    let list = this.families.get(key);
+    if (!list) {
+      list = new ContentList(
+        this.rules.filter(
+          (rule) => rule.value.ruleContent !== undefined && families.includes(rule.value.toolName),
+        ),
+      );
+      this.families.set(key, list);
+    }
+    return list.forInput(input);
+  }
+}
+
+/** A rule set compiled for lookups. */
+export class RuleIndex {
+  readonly allow: BehaviorIndex;
+  readonly deny: BehaviorIndex;
+  readonly ask: BehaviorIndex;
+
+  constructor(readonly rules: RuleSet) {
+    this.allow = new BehaviorIndex(rules.allow);
+    this.deny = new BehaviorIndex(rules.deny);
+    this.ask = new BehaviorIndex(rules.ask);
+  }
+
+  of(behavior: PermissionBehavior): BehaviorIndex {
+    return behavior === 'allow' ? this.allow : behavior === 'deny' ? this.deny : this.ask;
+  }
+}
+
+const compiled = new WeakMap<RuleSet, RuleIndex>();
+const byLists = new WeakMap<readonly PermissionRule[], WeakMap<object, WeakMap<object, RuleIndex>>>();
+
+/**
+ * The compiled form of a rule set, built once per rule set: the same object, or a new object holding
+ * the same three lists, gets the same index.
+ */
+export function compileRuleSet(rules: RuleSet): RuleIndex {
+  const cached = compiled.get(rules);
+  if (cached) return cached;
+  let byDeny = byLists.get(rules.allow);
+  if (!byDeny) {
+    byDeny = new WeakMap();
+    byLists.set(rules.allow, byDeny);
+  }
+  let byAsk = byDeny.get(rules.deny);
+  if (!byAsk) {
+    byAsk = new WeakMap();
+    byDeny.set(rules.deny, byAsk);
+  }
+  let index = byAsk.get(rules.ask);
+  if (!index) {
+    index = new RuleIndex(rules);
+    byAsk.set(rules.ask, index);
+  }
+  compiled.set(rules, index);
+  return index;
+}
+
+export type { BehaviorIndex, ContentList };

@@ -1,0 +1,159 @@
+// Frozen copy of the permission engine before the rule index, kept only for the equivalence run
+// (test/equivalence). Do not edit: it is the reference the current engine is compared with.
+import type { PermissionBehavior, PermissionMode, PermissionTarget } from '../../../../src/core/index.ts';
+import { isUnresolvable } from '../../../../src/permissions/paths/canonical-path.ts';
+import { protectedPathReason } from '../../../../src/permissions/paths/protected-paths.ts';
+import {
+  compileDomainPattern,
+  domainMatches,
+  hostOfUrl,
+} from '../../../../src/permissions/rules/domain-pattern.ts';
+import type { PermissionRule, RuleSet } from '../../../../src/permissions/rules/rule-types.ts';
+import { compileShellPattern, matchesShellPattern } from '../rules/shell-pattern.ts';
+import { contentRules, findPathRule, parameterRuleMatches } from './rule-match.ts';
+import { type AskVerdict, describeRule, ruleStep, type Verdict } from './verdict.ts';
+import { isInWorkspace, resolveInWorkspace, type Workspace } from './workspace.ts';
+
+/** What a target flow sees. */
+export interface TargetFlowContext {
+  toolName: string;
+  input: Record<string, unknown>;
+  rules: RuleSet;
+  mode: PermissionMode;
+  workspace: Workspace;
+}
+
+const ask = (kind: AskVerdict['kind'], reason: string, extra: Partial<AskVerdict> = {}): AskVerdict => ({
+  behavior: 'ask',
+  kind,
+  reason,
+  classifierApprovable: true,
+  steps: [],
+  suggestions: [],
+  ...extra,
+});
+
+const ruleVerdict = (rule: PermissionRule, behavior: PermissionBehavior, reason: string): Verdict =>
+  behavior === 'ask'
+    ? ask('rule', reason, { rule, steps: [ruleStep(rule, 'ask', `${reason}.`)] })
+    : { behavior, reason, rule, steps: [ruleStep(rule, behavior, `${reason}.`)] };
+
+/** Content rules of the given families, without parameter rules that apply to this input (handled elsewhere). */
+function targetRules(
+  rules: readonly PermissionRule[],
+  families: readonly string[],
+  input: Record<string, unknown>,
+): PermissionRule[] {
+  return contentRules(rules, families).filter((rule) => parameterRuleMatches(rule, input) === undefined);
+}
+
+/** Read/Edit path rules: deny → ask → safety → allow (both link and target) → working-directory defaults. */
+export function evaluatePathTarget(
+  target: Extract<PermissionTarget, { kind: 'path' }>,
+  context: TargetFlowContext,
+): Verdict | undefined {
+  const { workspace, input } = context;
+  const path = resolveInWorkspace(target.path, workspace);
+  const write = target.access === 'write';
+  const denyFamilies = write ? ['Edit', 'Read'] : ['Read'];
+  if (isUnresolvable(path))
+    return ask('safety', `the path ${JSON.stringify(target.path)} cannot be checked (${path.unresolvable})`);
+  const where = path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
+  const deny = findPathRule(targetRules(context.rules.deny, denyFamilies, input), path, 'deny', workspace);
+  if (deny) return ruleVerdict(deny, 'deny', `${where} matches ${describeRule(deny)}`);
+  const askRule = findPathRule(targetRules(context.rules.ask, denyFamilies, input), path, 'ask', workspace);
+  if (askRule) return ruleVerdict(askRule, 'ask', `${where} matches ${describeRule(askRule)}`);
+  if (/^\/proc\/|^\/dev\//.test(path.lexical) || /^\/proc\/|^\/dev\//.test(path.physical)) {
+    return ask('safety', `${where} is a process or device path`);
+  }
+  if (write) {
+    const reason = protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
+    if (reason) return ask('safety', `${where} is protected (${reason})`);
+  }
+  const allowFamilies = write ? ['Edit'] : ['Read', 'Edit'];
+  const allow = findPathRule(
+    targetRules(context.rules.allow, allowFamilies, input),
+    path,
+    'allow',
+    workspace,
+  );
+  if (allow) return ruleVerdict(allow, 'allow', `${where} matches ${describeRule(allow)}`);
+  const inside = isInWorkspace(path, workspace);
+  const suggestion = {
+    toolName: write ? 'Edit' : 'Read',
+    ruleContent: `/${path.lexical.replace(/^\/+/, '/').replace(/\/[^/]*$/, '')}/**`,
+    behavior: 'allow' as const,
+  };
+  if (!inside)
+    return ask('workspace', `${where} is outside the working directories`, { suggestions: [suggestion] });
+  if (!write)
+    return {
+      behavior: 'allow',
+      reason: `${where} is inside the working directories`,
+      steps: [
+        {
+          stage: 'resolver',
+          outcome: 'allow',
+          detail: `Reading ${where} inside the working directories is allowed.`,
+        },
+      ],
+    };
+  if (context.mode === 'acceptEdits' || context.mode === 'auto') {
+    return {
+      behavior: 'allow',
+      reason: `${context.mode} mode allows edits inside the working directories`,
+      steps: [{ stage: 'mode', outcome: 'allow', detail: `${context.mode} allows editing ${where}.` }],
+    };
+  }
+  return ask('default', `${context.toolName} changes ${where}`, { suggestions: [suggestion] });
+}
+
+/** WebFetch `domain:` rules on the URL's parsed host. */
+export function evaluateUrlTarget(
+  target: Extract<PermissionTarget, { kind: 'url' }>,
+  context: TargetFlowContext,
+): Verdict | undefined {
+  const host = hostOfUrl(target.url);
+  const families = [context.toolName];
+  const domainRules = (rules: readonly PermissionRule[]) =>
+    targetRules(rules, families, context.input).filter((rule) =>
+      rule.value.ruleContent?.startsWith('domain:'),
+    );
+  if ('invalid' in host) {
+    const anyDeny = domainRules(context.rules.deny)[0];
+    return ask(
+      'safety',
+      `${JSON.stringify(target.url)} cannot be checked: ${host.invalid}${anyDeny ? ' (domain deny rules exist)' : ''}`,
+    );
+  }
+  const find = (rules: readonly PermissionRule[]) =>
+    domainRules(rules).find((rule) =>
+      domainMatches(compileDomainPattern((rule.value.ruleContent ?? '').slice(7)), host),
+    );
+  const deny = find(context.rules.deny);
+  if (deny) return ruleVerdict(deny, 'deny', `host ${host.host} matches ${describeRule(deny)}`);
+  const askRule = find(context.rules.ask);
+  if (askRule) return ruleVerdict(askRule, 'ask', `host ${host.host} matches ${describeRule(askRule)}`);
+  const allow = find(context.rules.allow);
+  if (allow) return ruleVerdict(allow, 'allow', `host ${host.host} matches ${describeRule(allow)}`);
+  return ask('default', `no rule allows fetching from ${host.host}`, {
+    suggestions: [{ toolName: context.toolName, ruleContent: `domain:${host.host}`, behavior: 'allow' }],
+  });
+}
+
+/** `Agent(type)` and `Skill(name *)` rules: exact names, or shell-style wildcards for skills. */
+export function evaluateNamedTarget(
+  name: string,
+  kindLabel: string,
+  context: TargetFlowContext,
+): Verdict | undefined {
+  const matches = (rule: PermissionRule) => {
+    const pattern = compileShellPattern(rule.value.ruleContent ?? '');
+    return matchesShellPattern(pattern, name);
+  };
+  for (const behavior of ['deny', 'ask', 'allow'] as const) {
+    const rule = targetRules(context.rules[behavior], [context.toolName], context.input).find(matches);
+    if (rule) return ruleVerdict(rule, behavior, `${kindLabel} ${name} matches ${describeRule(rule)}`);
+  }
+  return undefined;
+}
