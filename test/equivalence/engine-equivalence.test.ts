@@ -44,10 +44,11 @@ describe('the indexed engine decides exactly as the engine before the index', ()
       rules: { allow: ['Bash(true)'], deny: [], ask: [] },
     };
     const difference = await runner.compare(call);
-    expect(difference?.reviewed).toBe('past-limits');
-    expect((difference?.current as { behavior: string }).behavior).toBe('ask');
-    expect((difference?.current as { suggestions?: unknown[] }).suggestions).toBeUndefined();
-    expect((difference?.legacy as { suggestions?: unknown[] }).suggestions?.length).toBeGreaterThan(0);
+    if (!difference) throw new Error('a command past the limits should be decided differently');
+    expect(difference.reviewed).toBe('past-limits');
+    expect((difference.current as { behavior: string }).behavior).toBe('ask');
+    expect((difference.current as { suggestions?: unknown[] }).suggestions).toBeUndefined();
+    expect((difference.legacy as { suggestions?: unknown[] }).suggestions?.length).toBeGreaterThan(0);
     // The same command under the limit is decided identically.
     expect(
       await runner.compare({ ...call, input: { command: 'true && curl https://example.com' } }),
