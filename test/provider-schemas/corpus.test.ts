@@ -14,7 +14,14 @@ import {
   toOpenAISchema,
   toOpenAIStrictSchema,
 } from '../../src/core/index.ts';
-import { type GeminiToolDefinition, toProviderTools } from '../../src/registry/index.ts';
+import {
+  type AnthropicToolDefinition,
+  assembleToolPool,
+  type GeminiToolDefinition,
+  getAllBaseTools,
+  type OpenAIToolDefinition,
+  toProviderTools,
+} from '../../src/registry/index.ts';
 import { sampleInstances } from './instances.ts';
 import {
   anthropicViolations,
@@ -147,6 +154,20 @@ describe.each(corpus)('$id', (entry) => {
     // The sample is not vacuous: (nearly) every schema yields valid inputs to check.
     if (!['lookaround_pattern', 'conditionals'].some((name) => entry.id.endsWith(`:${name}`)))
       expect(valid.length, 'valid samples').toBeGreaterThan(0);
+  });
+});
+
+describe('the built-in tools', () => {
+  it('are sent to every provider in a form it accepts', async () => {
+    const pool = assembleToolPool({ builtIns: getAllBaseTools() });
+    for (const definition of (await toProviderTools(pool, 'anthropic')) as AnthropicToolDefinition[])
+      expect(anthropicViolations(definition.input_schema), definition.name).toEqual([]);
+    for (const { function: fn } of (await toProviderTools(pool, 'openai')) as OpenAIToolDefinition[]) {
+      const violations = fn.strict ? openAIStrictViolations(fn.parameters) : openAIViolations(fn.parameters);
+      expect(violations, fn.name).toEqual([]);
+    }
+    for (const definition of (await toProviderTools(pool, 'gemini')) as GeminiToolDefinition[])
+      expect(geminiViolations(definition.parameters), definition.name).toEqual([]);
   });
 });
 
