@@ -1,5 +1,5 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import formatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { normalizeJsonSchema } from './schema-normalize.ts';
 import type { JsonSchema } from './tool.ts';
 
@@ -16,19 +16,24 @@ export interface InputIssue {
 /** Checks one input against a schema; an empty list means valid. */
 export type InputValidator = (input: unknown) => InputIssue[];
 
-const addFormats = formatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
+// ajv is loaded on the first check, not when efferent starts: most sessions and commands never
+// validate a JSON Schema, and loading it costs more than compiling a schema.
+const load = createRequire(import.meta.url);
 let shared: Ajv2020 | undefined;
 function ajv(): Ajv2020 {
-  shared ??= addFormats(
-    new Ajv2020({
-      strict: false,
-      allErrors: true,
-      validateSchema: false,
-      logger: false,
-      allowUnionTypes: true,
-    }),
-  );
+  if (!shared) {
+    const { Ajv2020: Ajv } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const addFormats = load('ajv-formats') as (ajv: Ajv2020) => Ajv2020;
+    shared = addFormats(
+      new Ajv({
+        strict: false,
+        allErrors: true,
+        validateSchema: false,
+        logger: false,
+        allowUnionTypes: true,
+      }),
+    );
+  }
   return shared;
 }
 

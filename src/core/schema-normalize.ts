@@ -100,6 +100,7 @@ function normalizeNode(node: unknown): unknown {
   // OpenAPI 3.0: `nullable: true` beside a type.
   if (node['nullable'] === true && typeof out['type'] === 'string') {
     out['type'] = [out['type'], 'null'];
+    if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
     delete out['nullable'];
   } else if (typeof node['nullable'] === 'boolean') {
     delete out['nullable'];

@@ -14,6 +14,7 @@ import {
   toOpenAISchema,
   toOpenAIStrictSchema,
 } from '../../src/core/index.ts';
+import { normalizeJsonSchema } from '../../src/core/schema-normalize.ts';
 import {
   type AnthropicToolDefinition,
   assembleToolPool,
@@ -132,7 +133,8 @@ describe.each(corpus)('$id', (entry) => {
   it('never rejects an input the original schema accepts', () => {
     const original = createInputValidator(entry.schema);
     const seed = [...entry.id].reduce((sum, char) => (sum * 31 + char.charCodeAt(0)) | 0, 7);
-    const valid = sampleInstances(entry.schema, 60, seed).filter(
+    // Sampled from the 2020-12 reading (OpenAPI `nullable`, draft-7 tuples), judged by the original.
+    const valid = sampleInstances(normalizeJsonSchema(entry.schema), 60, seed).filter(
       (instance) => instance !== undefined && original(instance).length === 0,
     );
     const strict = toOpenAIStrictSchema(entry.schema);

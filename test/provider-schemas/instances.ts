@@ -69,27 +69,26 @@ function stringFor(node: JsonSchema): fc.Arbitrary<string> {
 }
 
 function numberFor(node: JsonSchema, integer: boolean): fc.Arbitrary<number> {
-  const lower =
-    typeof node['minimum'] === 'number'
-      ? node['minimum']
-      : typeof node['exclusiveMinimum'] === 'number'
-        ? node['exclusiveMinimum'] + 1
-        : -1000;
-  const upper =
-    typeof node['maximum'] === 'number'
-      ? node['maximum']
-      : typeof node['exclusiveMaximum'] === 'number'
-        ? node['exclusiveMaximum'] - 1
-        : 1000;
-  const step = typeof node['multipleOf'] === 'number' ? node['multipleOf'] : undefined;
+  const num = (key: string) => (typeof node[key] === 'number' ? (node[key] as number) : undefined);
+  const exclusiveLow = num('exclusiveMinimum');
+  const exclusiveHigh = num('exclusiveMaximum');
+  const step = num('multipleOf');
   if (integer || step !== undefined) {
-    const arb = fc.integer({
-      min: Math.ceil(Math.min(lower, upper)),
-      max: Math.floor(Math.max(lower, upper)),
-    });
+    const low = num('minimum') ?? (exclusiveLow !== undefined ? Math.floor(exclusiveLow) + 1 : -1000);
+    const high = num('maximum') ?? (exclusiveHigh !== undefined ? Math.ceil(exclusiveHigh) - 1 : 1000);
+    const arb = fc.integer({ min: Math.ceil(Math.min(low, high)), max: Math.floor(Math.max(low, high)) });
     return step === undefined ? arb : arb.map((value) => Math.round(value / step) * step);
   }
-  return fc.double({ min: lower, max: upper, noNaN: true, noDefaultInfinity: true });
+  const low = num('minimum') ?? exclusiveLow ?? -1000;
+  const high = num('maximum') ?? exclusiveHigh ?? 1000;
+  return fc.double({
+    min: Math.min(low, high),
+    max: Math.max(low, high),
+    minExcluded: num('minimum') === undefined && exclusiveLow !== undefined,
+    maxExcluded: num('maximum') === undefined && exclusiveHigh !== undefined,
+    noNaN: true,
+    noDefaultInfinity: true,
+  });
 }
 
 function arbitraryFor(input: unknown, root: JsonSchema, depth: number): fc.Arbitrary<unknown> {
