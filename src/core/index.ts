@@ -2,9 +2,17 @@
 export * from './build-tool.ts';
 export * from './context.ts';
 export * from './errors.ts';
+export { toAnthropicSchema } from './anthropic-schema.ts';
 export { toGeminiSchema } from './gemini-schema.ts';
+export {
+  createInputValidator,
+  formatInputIssues,
+  type InputIssue,
+  type InputValidator,
+} from './input-validator.ts';
 export * from './json-schema.ts';
 export * from './messages.ts';
+export { type OpenAIStrictEmission, toOpenAISchema, toOpenAIStrictSchema } from './openai-schema.ts';
 export { isStrictCompatible } from './openai-strict.ts';
 export * from './permission-types.ts';
 // The functions stay internal (pipeline, agent); the public API pins its names.

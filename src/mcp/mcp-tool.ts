@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   type AnyTool,
   buildTool,
+  createInputValidator,
   EfferentError,
   type ImageBlock,
   type ImageMediaType,
@@ -124,8 +125,28 @@ export interface McpToolOptions {
 }
 
 /**
- * One server tool as an efferent tool. The server's JSON Schema is sent as it is (`inputJSONSchema`;
- * no zod round trip), and the server validates the input itself. Annotations map onto the contract:
+ * The zod schema an MCP tool's input is parsed with: any object, refined by the server's own JSON
+ * Schema (ajv, every draft, formats checked). Each problem becomes an issue on the parameter it is
+ * about, so the model is told which parameter to fix before anything reaches the server. Providers
+ * may have been sent a looser version of the schema; this is where the original is enforced.
+ */
+export function mcpInputSchema(jsonSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
+  const validate = createInputValidator(jsonSchema);
+  return z.record(z.string(), z.unknown()).superRefine((input, context) => {
+    for (const issue of validate(input)) {
+      context.addIssue({
+        code: 'custom',
+        path: issue.path,
+        message: issue.message,
+        params: { inputIssue: issue },
+      });
+    }
+  });
+}
+
+/**
+ * One server tool as an efferent tool. The server's JSON Schema is what the model is described
+ * (`inputJSONSchema`, emitted per provider) and what the input is checked against before the call. Annotations map onto the contract:
  * `readOnlyHint` → read-only and concurrency-safe, `destructiveHint` → destructive. A read-only hint
  * is the server's own claim, so it never stands in for an allow rule: MCP tools ask unless allowed.
  */
@@ -156,7 +177,7 @@ export function createMcpTool(
     { progress: number; total?: number | undefined; message?: string | undefined }
   >({
     name: qualifiedName,
-    inputSchema: z.record(z.string(), z.unknown()),
+    inputSchema: mcpInputSchema(inputSchema),
     inputJSONSchema: inputSchema,
     prompt: `${description}\n${notes.join('\n')}`,
     mcpInfo: { serverName, toolName: descriptor.name },

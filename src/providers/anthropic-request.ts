@@ -1,5 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, ImageBlock, Message, TextBlock } from '../core/index.ts';
+import {
+  type ContentBlock,
+  type ImageBlock,
+  type Message,
+  type TextBlock,
+  toAnthropicSchema,
+} from '../core/index.ts';
 import type { ToolDescriptor } from './tool-definitions.ts';
 
 type MessageParam = Anthropic.MessageParam;
@@ -65,7 +71,7 @@ export function toAnthropicTools(tools: readonly ToolDescriptor[]): Anthropic.To
     const definition: Anthropic.Tool = {
       name: tool.name,
       description: tool.description,
-      input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+      input_schema: toAnthropicSchema(tool.inputSchema) as Anthropic.Tool.InputSchema,
     };
     if (index === lastBuiltIn) definition.cache_control = { type: 'ephemeral' };
     return definition;

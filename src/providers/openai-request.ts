@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
-import type { ImageBlock, Message, TextBlock, ToolResultBlock } from '../core/index.ts';
-import { toolResultText } from '../core/index.ts';
+import type { ImageBlock, JsonSchema, Message, TextBlock, ToolResultBlock } from '../core/index.ts';
+import { toOpenAISchema, toOpenAIStrictSchema, toolResultText } from '../core/index.ts';
 import type { ToolDescriptor } from './tool-definitions.ts';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
@@ -79,6 +79,15 @@ export function toOpenAIMessages(systemPrompt: string, messages: readonly Messag
   return result;
 }
 
+/** The schema sent for a tool: the strict form when the tool goes strict, else the non-strict one. */
+function openAIParameters(tool: ToolDescriptor): JsonSchema {
+  if (tool.strict) {
+    const strict = toOpenAIStrictSchema(tool.inputSchema);
+    if (strict.ok) return strict.schema;
+  }
+  return toOpenAISchema(tool.inputSchema);
+}
+
 /** Function tool definitions. */
 export function toOpenAITools(tools: readonly ToolDescriptor[]): OpenAI.Chat.ChatCompletionTool[] {
   return tools.map((tool) => ({
@@ -86,7 +95,7 @@ export function toOpenAITools(tools: readonly ToolDescriptor[]): OpenAI.Chat.Cha
     function: {
       name: tool.name,
       description: tool.description,
-      parameters: tool.inputSchema,
+      parameters: openAIParameters(tool),
       ...(tool.strict ? { strict: true } : {}),
     },
   }));

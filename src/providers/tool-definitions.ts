@@ -1,4 +1,4 @@
-import { type AnyTool, isStrictCompatible, type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
+import { type AnyTool, type JsonSchema, toOpenAIStrictSchema, toolInputJsonSchema } from '../core/index.ts';
 
 /** What every provider needs to know about one tool. */
 export interface ToolDescriptor {
@@ -7,7 +7,10 @@ export interface ToolDescriptor {
   inputSchema: JsonSchema;
   /** True for tools from MCP servers; they come after the built-ins. */
   isMcp: boolean;
-  /** The tool asks for strict schema adherence and its schema allows it (OpenAI's `strict`). */
+  /**
+   * The tool asks for strict schema adherence and its schema can be emitted strict without rejecting
+   * a valid call (OpenAI's `strict`; see `toOpenAIStrictSchema`).
+   */
   strict: boolean;
 }
 
@@ -24,7 +27,7 @@ export async function describeTools(
         description: await tool.prompt({ tools, isNonInteractive }),
         inputSchema,
         isMcp: tool.mcpInfo !== undefined,
-        strict: tool.strict && isStrictCompatible(inputSchema),
+        strict: tool.strict && toOpenAIStrictSchema(inputSchema).ok,
       };
     }),
   );

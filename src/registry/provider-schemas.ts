@@ -1,8 +1,10 @@
 import {
   type AnyTool,
-  isStrictCompatible,
   type JsonSchema,
+  toAnthropicSchema,
   toGeminiSchema,
+  toOpenAISchema,
+  toOpenAIStrictSchema,
   toolInputJsonSchema,
 } from '../core/index.ts';
 
@@ -23,11 +25,11 @@ export interface OpenAIToolDefinition {
   function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
 }
 
-/** A function declaration as Gemini takes it. */
+/** A function declaration as Gemini takes it (no `parameters` for a tool without any). */
 export interface GeminiToolDefinition {
   name: string;
   description: string;
-  parameters: JsonSchema;
+  parameters?: JsonSchema;
 }
 
 /** Any provider's tool definition. */
@@ -51,18 +53,31 @@ export async function toProviderTool(
   const schema = toolInputJsonSchema(tool);
   switch (provider) {
     case 'anthropic': {
-      const definition: AnthropicToolDefinition = { name: tool.name, description, input_schema: schema };
+      const definition: AnthropicToolDefinition = {
+        name: tool.name,
+        description,
+        input_schema: toAnthropicSchema(schema),
+      };
       if (options.deferred?.has(tool.name)) definition.defer_loading = true;
       return definition;
     }
     case 'openai': {
-      const strict = tool.strict && isStrictCompatible(schema);
-      const fn: OpenAIToolDefinition['function'] = { name: tool.name, description, parameters: schema };
-      if (strict) fn.strict = true;
+      // Strict only when the tool asks for it and the strict form rejects no valid call.
+      const strict = tool.strict ? toOpenAIStrictSchema(schema) : undefined;
+      const fn: OpenAIToolDefinition['function'] = {
+        name: tool.name,
+        description,
+        parameters: strict?.ok ? strict.schema : toOpenAISchema(schema),
+      };
+      if (strict?.ok) fn.strict = true;
       return { type: 'function', function: fn };
     }
-    case 'gemini':
-      return { name: tool.name, description, parameters: toGeminiSchema(schema) };
+    case 'gemini': {
+      const parameters = toGeminiSchema(schema);
+      // Gemini refuses an OBJECT without properties; a tool without parameters sends none.
+      const hasProperties = Object.keys((parameters['properties'] as object | undefined) ?? {}).length > 0;
+      return hasProperties ? { name: tool.name, description, parameters } : { name: tool.name, description };
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import {
   buildTool,
   isStrictCompatible,
   type JsonSchema,
+  toAnthropicSchema,
   toGeminiSchema,
 } from '../core/index.ts';
 import { toProviderTools } from './provider-schemas.ts';
@@ -111,9 +112,14 @@ describe('provider schema emission', () => {
     expect(definition).toEqual({
       name: 'mcp__github__create_issue',
       description: 'create_issue from github',
-      input_schema: fixtures['github__create_issue'],
+      input_schema: toAnthropicSchema(fixtures['github__create_issue'] ?? {}),
       defer_loading: true,
     });
+    // The schema goes through as written, less its draft marker.
+    expect(JSON.stringify(definition)).not.toContain('$schema');
+    expect((definition as { input_schema: JsonSchema }).input_schema['properties']).toEqual(
+      fixtures['github__create_issue']?.['properties'],
+    );
   });
 
   it('uses OpenAI strict mode only where the schema allows it', async () => {

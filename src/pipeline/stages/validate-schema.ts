@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { type AnyTool, EfferentError, ErrorCodes, isInternalField } from '../../core/index.ts';
+import {
+  type AnyTool,
+  EfferentError,
+  ErrorCodes,
+  formatInputIssues,
+  type InputIssue,
+  isInternalField,
+} from '../../core/index.ts';
 import { type StageResult, toolUseError } from '../types.ts';
 
 /**
@@ -46,6 +53,12 @@ export function formatSchemaIssues(issues: readonly z.core.$ZodIssue[], input: u
         return `Unexpected parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `\`${key}\``).join(', ')}${issue.path.length > 0 ? ` in ${where}` : ''}; remove ${issue.keys.length > 1 ? 'them' : 'it'}.`;
       case 'invalid_value':
         return `The parameter ${where} must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}.`;
+      case 'custom': {
+        // Issues found by a tool's own JSON Schema (MCP tools) carry their structured form.
+        const inputIssue = issue.params?.['inputIssue'] as InputIssue | undefined;
+        if (inputIssue) return formatInputIssues([inputIssue])[0] ?? `The parameter ${where} is invalid.`;
+        return `The parameter ${where} is invalid: ${issue.message}.`;
+      }
       default:
         return `The parameter ${where} is invalid: ${issue.message}.`;
     }
