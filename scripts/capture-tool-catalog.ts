@@ -24,6 +24,11 @@ interface ServerSpec {
 
 const scratch = mkdtempSync(join(tmpdir(), 'efferent-capture-'));
 const dummy = 'dummy-token-for-listing-tools';
+writeFileSync(
+  join(scratch, 'gcp-oauth.keys.json'),
+  JSON.stringify({ installed: { client_id: dummy, client_secret: dummy, redirect_uris: ['http://127.0.0.1:1'] } }),
+);
+writeFileSync(join(scratch, 'gmail-credentials.json'), JSON.stringify({ access_token: dummy, refresh_token: dummy }));
 const specs: ServerSpec[] = [
   { package: '@modelcontextprotocol/server-everything', server: 'everything', args: ['stdio'] },
   { package: '@modelcontextprotocol/server-filesystem', server: 'filesystem', args: [scratch] },
@@ -59,7 +64,14 @@ const specs: ServerSpec[] = [
   { package: '@sentry/mcp-server', server: 'sentry', args: ['--access-token', dummy] },
   { package: '@elastic/mcp-server-elasticsearch', server: 'elasticsearch', env: { ES_URL: 'http://127.0.0.1:1', ES_API_KEY: dummy } },
   { package: '@hubspot/mcp-server', server: 'hubspot', env: { PRIVATE_APP_ACCESS_TOKEN: dummy } },
-  { package: '@gongrzhe/server-gmail-autoauth-mcp', server: 'gmail' },
+  {
+    package: '@gongrzhe/server-gmail-autoauth-mcp',
+    server: 'gmail',
+    env: {
+      GMAIL_OAUTH_PATH: join(scratch, 'gcp-oauth.keys.json'),
+      GMAIL_CREDENTIALS_PATH: join(scratch, 'gmail-credentials.json'),
+    },
+  },
   { package: '@mapbox/mcp-server', server: 'mapbox', env: { MAPBOX_ACCESS_TOKEN: 'pk.dummy' } },
 ];
 

@@ -1,4 +1,10 @@
-import { type AnyTool, isStrictCompatible, type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
+import {
+  type AnyTool,
+  isStrictCompatible,
+  type JsonSchema,
+  type RequestDeferral,
+  toolInputJsonSchema,
+} from '../core/index.ts';
 
 /** What every provider needs to know about one tool. */
 export interface ToolDescriptor {
@@ -9,23 +15,28 @@ export interface ToolDescriptor {
   isMcp: boolean;
   /** The tool asks for strict schema adherence and its schema allows it (OpenAI's `strict`). */
   strict: boolean;
+  /** Deferred: sent by name until loaded (Anthropic's `defer_loading`). */
+  deferLoading?: boolean;
 }
 
 /** Describes the pool for a request, keeping its order (built-ins first, MCP after). */
 export async function describeTools(
   tools: readonly AnyTool[],
   isNonInteractive: boolean,
+  deferral?: RequestDeferral,
 ): Promise<ToolDescriptor[]> {
   return Promise.all(
     tools.map(async (tool) => {
       const inputSchema = toolInputJsonSchema(tool);
-      return {
+      const descriptor: ToolDescriptor = {
         name: tool.name,
         description: await tool.prompt({ tools, isNonInteractive }),
         inputSchema,
         isMcp: tool.mcpInfo !== undefined,
         strict: tool.strict && isStrictCompatible(inputSchema),
       };
+      if (deferral?.deferred.has(tool.name)) descriptor.deferLoading = true;
+      return descriptor;
     }),
   );
 }
