@@ -36,7 +36,7 @@ type Ranker = (tools: readonly SearchableTool[]) => (query: string, limit: numbe
 
 /** Claude Code's keyword scoring, from its published weights. */
 const reference: Ranker = (tools) => {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const entries = tools.map((tool) => {
     const isMcp = tool.name.startsWith('mcp__');
     const bare = isMcp ? tool.name.slice(5) : tool.name;
@@ -65,7 +65,7 @@ const reference: Ranker = (tools) => {
     const terms = tokens.map((token) => (token.startsWith('+') ? token.slice(1) : token));
     const scored: Array<{ name: string; score: number; order: number }> = [];
     entries.forEach((entry, order) => {
-      const wordIn = (text: string, term: string) => new RegExp(`\\b${escape(term)}\\b`).test(text);
+      const wordIn = (text: string, term: string) => new RegExp(`\\b${escapeRegex(term)}\\b`).test(text);
       if (
         required.some(
           (term) =>

@@ -13,26 +13,31 @@ export interface SearchableTool {
   inputSchema?: JsonSchema | undefined;
 }
 
-/** The fields a tool is indexed under, with how much a match in each counts. */
-const fieldWeights = {
-  name: 3,
-  server: 1.6,
-  hint: 2,
-  description: 1,
-  params: 1,
-  paramText: 0.35,
-} as const;
+/** The weights of the ranking; the defaults were tuned on the training half of bench/data's queries. */
+export interface RankingWeights {
+  /** How much a match counts in each field. */
+  fields: Record<Field, number>;
+  /** BM25 saturation and length normalisation. */
+  k1: number;
+  b: number;
+  /** How much a synonym and a word-prefix count against the word itself. */
+  synonym: number;
+  prefix: number;
+  /** Score multiplier added when the query covers every word of the tool's own name. */
+  wholeName: number;
+}
 
-type Field = keyof typeof fieldWeights;
+type Field = 'name' | 'server' | 'hint' | 'description' | 'params' | 'paramText';
 
-/** BM25 saturation and length normalisation. */
-const k1 = 1.2;
-const b = 0.6;
-/** How much a synonym and a word-prefix count against the word itself. */
-const synonymWeight = 0.45;
-const prefixWeight = 0.5;
-/** Added when the query covers every word of the tool's own name. */
-const wholeNameBonus = 0.6;
+/** The weights ToolSearch uses. */
+export const defaultRankingWeights: RankingWeights = {
+  fields: { name: 3, server: 1.6, hint: 2, description: 0.6, params: 0.5, paramText: 0.15 },
+  k1: 1.2,
+  b: 0.6,
+  synonym: 0.45,
+  prefix: 0.5,
+  wholeName: 0.3,
+};
 
 interface Posting {
   doc: number;
@@ -146,7 +151,11 @@ export class ToolSearchIndex {
   readonly #idf = new Map<string, number>();
   readonly #vocabulary: string[];
 
-  constructor(tools: readonly SearchableTool[]) {
+  readonly #weights: RankingWeights;
+
+  constructor(tools: readonly SearchableTool[], weights: RankingWeights = defaultRankingWeights) {
+    this.#weights = weights;
+    const { b, fields: fieldWeights } = weights;
     const perTool = tools.map(fieldTerms);
     const fields = Object.keys(fieldWeights) as Field[];
     const averages = Object.fromEntries(
@@ -211,21 +220,25 @@ export class ToolSearchIndex {
 
   /** Ranks tools for a keyword query; returns the best `limit` with their scores. */
   rank(query: KeywordQuery, limit: number): Array<{ tool: SearchableTool; score: number }> {
+    const { k1, synonym: synonymWeight, prefix: prefixWeight, wholeName: wholeNameBonus } = this.#weights;
     const scores = new Map<number, number>();
     const covered = new Map<number, Set<string>>();
     for (const term of query.terms) {
       const variants: Array<[string, number]> = [[term, 1]];
-      for (const synonym of synonyms(term)) variants.push([synonym, synonymWeight]);
+      const synonymsOfTerm = synonyms(term);
+      for (const synonym of synonymsOfTerm) variants.push([synonym, synonymWeight]);
       for (const longer of this.#prefixed(term)) variants.push([longer, prefixWeight]);
       const best = new Map<number, number>();
-      for (const [variant, factor] of variants) {
+      for (const [index, [variant, factor]] of variants.entries()) {
+        // The word and its synonyms cover a name word; a mere prefix does not.
+        const counts = index <= synonymsOfTerm.length;
         const list = this.#postings.get(variant);
         if (!list) continue;
         const idf = this.#idf.get(variant) ?? 0;
         for (const posting of list) {
           const value = factor * idf * ((posting.weight * (k1 + 1)) / (posting.weight + k1));
           if (value > (best.get(posting.doc) ?? 0)) best.set(posting.doc, value);
-          if (factor === 1 || synonymWeight === factor) {
+          if (counts) {
             const set = covered.get(posting.doc) ?? new Set<string>();
             set.add(variant);
             covered.set(posting.doc, set);

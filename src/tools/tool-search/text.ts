@@ -92,9 +92,36 @@ export function normalize(word: string): string {
   return stemmed.length > 4 && stemmed.endsWith('e') ? stemmed.slice(0, -1) : stemmed;
 }
 
-/** Words of a text, stop words removed, normalised. */
+/** Abbreviations models and people type, spelled out the way tool names and descriptions say them. */
+const abbreviations: Record<string, string> = {
+  pr: 'pull request',
+  prs: 'pull requests',
+  mr: 'merge request',
+  mrs: 'merge requests',
+  mkdir: 'create directory',
+  rmdir: 'remove directory',
+  ls: 'list',
+  rm: 'remove',
+  mv: 'move',
+  cp: 'copy',
+  repo: 'repository',
+  repos: 'repositories',
+  db: 'database',
+  k8s: 'kubernetes',
+  env: 'environment',
+  msg: 'message',
+  dm: 'direct message',
+  js: 'javascript',
+  ts: 'typescript',
+  ci: 'ci pipeline',
+  kb: 'knowledge base',
+  ocr: 'text from image',
+};
+
+/** Words of a text, stop words removed, abbreviations spelled out, normalised. */
 export function terms(text: string): string[] {
   return splitWords(text)
+    .flatMap((word) => abbreviations[word]?.split(' ') ?? [word])
     .filter((word) => !stopWords.has(word))
     .map(normalize);
 }
@@ -104,7 +131,10 @@ export function terms(text: string): string[] {
  * groups, at a lower weight than the word itself.
  */
 const synonymGroups: readonly (readonly string[])[] = [
-  ['remove', 'delete', 'rm', 'erase', 'destroy', 'drop', 'unlink', 'discard', 'purge', 'trash'],
+  ['remove', 'delete', 'rm', 'erase', 'destroy', 'drop', 'unlink', 'discard', 'purge', 'trash', 'forget'],
+  ['undo', 'revert', 'reset', 'rollback', 'restore'],
+  ['multiple', 'several', 'many', 'batch', 'bulk'],
+  ['coordinate', 'latitude', 'longitude', 'lat', 'lng'],
   ['list', 'get', 'fetch', 'retrieve', 'show', 'view', 'read', 'enumerate', 'browse', 'lookup'],
   ['create', 'add', 'new', 'make', 'insert', 'open', 'post', 'register', 'start'],
   ['update', 'edit', 'modify', 'change', 'patch', 'set', 'rename', 'replace', 'alter', 'amend'],
