@@ -72,7 +72,7 @@ async function converse(provider: ModelProvider): Promise<AgentDone> {
     trusted: false,
     extraTools: manager.tools,
     toolSearch: 'true',
-    cli: { allowedTools: ['mcp__everything', 'ToolSearch'] },
+    cli: { allowedTools: ['mcp__everything'] },
   });
   attachMcpToSession(manager, session);
   try {
