@@ -22,27 +22,29 @@ export function splitWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
-const irregular: Record<string, string> = {
-  children: 'child',
-  people: 'person',
-  indices: 'index',
-  indexes: 'index',
-  statuses: 'status',
-  aliases: 'alias',
-  analyses: 'analysis',
-  queries: 'query',
-  entries: 'entry',
-  ran: 'run',
-  running: 'run',
-  wrote: 'write',
-  written: 'write',
-  writing: 'write',
-  sent: 'send',
-  got: 'get',
-  made: 'make',
-  making: 'make',
-  bought: 'buy',
-};
+const irregular = new Map<string, string>(
+  Object.entries({
+    children: 'child',
+    people: 'person',
+    indices: 'index',
+    indexes: 'index',
+    statuses: 'status',
+    aliases: 'alias',
+    analyses: 'analysis',
+    queries: 'query',
+    entries: 'entry',
+    ran: 'run',
+    running: 'run',
+    wrote: 'write',
+    written: 'write',
+    writing: 'write',
+    sent: 'send',
+    got: 'get',
+    made: 'make',
+    making: 'make',
+    bought: 'buy',
+  }),
+);
 
 const keepAsIs = new Set([
   'status',
@@ -61,16 +63,18 @@ const keepAsIs = new Set([
  * "listing"/"list", "created"/"create" meet, cheap, and predictable on identifiers.
  */
 export function stem(word: string): string {
-  const known = irregular[word];
-  if (known) return known;
+  const known = irregular.get(word);
+  if (known !== undefined) return known;
   if (word.length <= 3 || keepAsIs.has(word) || /[0-9]/.test(word)) return word;
   if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
   if (word.endsWith('sses')) return word.slice(0, -2);
   if (/(?:ches|shes|xes|zes)$/.test(word)) return word.slice(0, -2);
   if (word.endsWith('ss') || word.endsWith('us') || word.endsWith('is')) return word;
   if (word.endsWith('s')) return word.slice(0, -1);
-  if (word.endsWith('ing') && word.length > 5) return undouble(word.slice(0, -3));
-  if (word.endsWith('ed') && word.length > 4) {
+  // A stem needs a vowel: "string" and "thing" are words, not verb forms.
+  if (word.endsWith('ing') && word.length > 5 && /[aeiouy]/.test(word.slice(0, -3)))
+    return undouble(word.slice(0, -3));
+  if (word.endsWith('ed') && word.length > 4 && !word.endsWith('eed') && /[aeiouy]/.test(word.slice(0, -2))) {
     const base = word.slice(0, -2);
     if (base.endsWith('i')) return `${base.slice(0, -1)}y`;
     return undouble(base);
@@ -86,42 +90,52 @@ function undouble(base: string): string {
   return base;
 }
 
+const normalized = new Map<string, string>();
+
 /** Normalises one word for matching: stemmed, with a trailing `e` dropped so `create`/`creat` meet. */
 export function normalize(word: string): string {
-  const stemmed = stem(word);
-  return stemmed.length > 4 && stemmed.endsWith('e') ? stemmed.slice(0, -1) : stemmed;
+  let result = normalized.get(word);
+  if (result === undefined) {
+    const stemmed = stem(word);
+    result = stemmed.length > 4 && stemmed.endsWith('e') ? stemmed.slice(0, -1) : stemmed;
+    // Words repeat across descriptions; the cache is bounded so odd input cannot grow it without end.
+    if (normalized.size < 50_000) normalized.set(word, result);
+  }
+  return result;
 }
 
 /** Abbreviations models and people type, spelled out the way tool names and descriptions say them. */
-const abbreviations: Record<string, string> = {
-  pr: 'pull request',
-  prs: 'pull requests',
-  mr: 'merge request',
-  mrs: 'merge requests',
-  mkdir: 'create directory',
-  rmdir: 'remove directory',
-  ls: 'list',
-  rm: 'remove',
-  mv: 'move',
-  cp: 'copy',
-  repo: 'repository',
-  repos: 'repositories',
-  db: 'database',
-  k8s: 'kubernetes',
-  env: 'environment',
-  msg: 'message',
-  dm: 'direct message',
-  js: 'javascript',
-  ts: 'typescript',
-  ci: 'ci pipeline',
-  kb: 'knowledge base',
-  ocr: 'text from image',
-};
+const abbreviations = new Map<string, string>(
+  Object.entries({
+    pr: 'pull request',
+    prs: 'pull requests',
+    mr: 'merge request',
+    mrs: 'merge requests',
+    mkdir: 'create directory',
+    rmdir: 'remove directory',
+    ls: 'list',
+    rm: 'remove',
+    mv: 'move',
+    cp: 'copy',
+    repo: 'repository',
+    repos: 'repositories',
+    db: 'database',
+    k8s: 'kubernetes',
+    env: 'environment',
+    msg: 'message',
+    dm: 'direct message',
+    js: 'javascript',
+    ts: 'typescript',
+    ci: 'ci pipeline',
+    kb: 'knowledge base',
+    ocr: 'text from image',
+  }),
+);
 
 /** Words of a text, stop words removed, abbreviations spelled out, normalised. */
 export function terms(text: string): string[] {
   return splitWords(text)
-    .flatMap((word) => abbreviations[word]?.split(' ') ?? [word])
+    .flatMap((word) => abbreviations.get(word)?.split(' ') ?? [word])
     .filter((word) => !stopWords.has(word))
     .map(normalize);
 }

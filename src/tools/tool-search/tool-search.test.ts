@@ -71,6 +71,8 @@ describe('tool search text analysis', () => {
     expect(normalize('creating')).toBe(normalize('create'));
     expect(normalize('deleted')).toBe(normalize('delete'));
     expect(stem('status')).toBe('status');
+    expect(stem('string')).toBe('string');
+    expect(stem('speed')).toBe('speed');
   });
 
   it('reads +required terms and keeps a lone stop word', () => {
@@ -79,6 +81,12 @@ describe('tool search text analysis', () => {
       required: ['slack'],
     });
     expect(parseKeywords('get').terms).toEqual(['get']);
+  });
+
+  it('spells out abbreviations, and treats words named like object properties as words', () => {
+    expect(parseKeywords('merge PR').terms).toEqual(['merg', 'pull', 'request']);
+    expect(parseKeywords('mkdir').terms).toEqual([normalize('create'), 'directory']);
+    expect(parseKeywords('constructor toString __proto__').terms).toEqual(['constructor', 'string', 'proto']);
   });
 });
 
