@@ -329,6 +329,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   let callCount = 0;
   const callTool: Session['callTool'] = async (name, input, callOptions = {}) => {
     callCount += 1;
+    // A direct call names its tool knowingly (no model guessed the schema), so a deferred tool loads.
+    deferredTools.load([name]);
     const block = {
       type: 'tool_use' as const,
       id: callOptions.id ?? `toolu_session_${callCount}`,

@@ -71,4 +71,24 @@ describe('deferral in sessions', () => {
       'use auto, auto:N (N from 0 to 100, a percentage of the context window), true or false.',
     );
   });
+
+  it('lets a direct callTool run a deferred tool (the caller names it knowingly), loading it', async () => {
+    const session = await createSession({
+      cwd: root,
+      home: join(root, 'home'),
+      trusted: false,
+      env: { PATH: process.env['PATH'] },
+      extraTools: [mcpTool('alpha')],
+      toolSearch: true,
+      cli: { allowedTools: ['mcp__srv'] },
+    });
+    try {
+      expect(session.deferredTools.isLoaded('mcp__srv__alpha')).toBe(false);
+      const result = await session.callTool('mcp__srv__alpha', { value: 'x' });
+      expect(result.isError).toBeUndefined();
+      expect(session.deferredTools.isLoaded('mcp__srv__alpha')).toBe(true);
+    } finally {
+      await session.dispose();
+    }
+  });
 });
