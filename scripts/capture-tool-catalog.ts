@@ -4,7 +4,7 @@
  * `<root>/pk/<name with / and @ as _>/node_modules`; each server is started over stdio with the
  * official SDK client, with dummy credentials where it refuses to start without them.
  *
- * `npx tsx scripts/capture-tool-catalog.ts <root> <out.json>`
+ * `npx tsx scripts/capture-tool-catalog.ts <root> <out.json>`, then `npx biome format --write bench/data`.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
