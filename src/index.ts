@@ -18,6 +18,7 @@ export {
   type SchemaProvider,
   toProviderTool,
   toProviderTools,
+  toRequestTools,
 } from './registry/index.ts';
 
 // The built-in tools.
@@ -35,6 +36,7 @@ export { SleepTool } from './tools/sleep/sleep.ts';
 export { TaskOutputTool } from './tools/task-output/task-output.ts';
 export { TaskStopTool } from './tools/task-stop/task-stop.ts';
 export { ThinkTool } from './tools/think/think.ts';
+export { ToolSearchTool } from './tools/tool-search/tool-search.ts';
 export { TodoWriteTool } from './tools/todo-write/todo-write.ts';
 export { WriteTool } from './tools/write/write.ts';
 

@@ -2,10 +2,12 @@ import { findToolByName } from '../core/tool-lookup.ts';
 import {
   type AnyTool,
   type ContentBlock,
+  deferredToolsKey,
   emptyUsage,
   type Message,
   type ModelProvider,
   type RunToolUse,
+  systemReminder,
   type ToolUseContext,
   type UserMessage,
   userMessage,
@@ -120,10 +122,17 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     for (let turn = 1; ; turn += 1) {
       if (controller.signal.aborted) return yield finish('aborted', turn - 1);
       yield { type: 'turn_start', turn, at: now() };
+      // Deferred tools are announced by name in a reminder that is only ever appended to, so the
+      // tool list and the earlier messages stay byte-stable for the prompt cache.
+      const deferred = context.run.resources?.peek(deferredToolsKey);
+      const announcement = deferred?.takeAnnouncement();
+      if (announcement !== undefined)
+        messages.push({ role: 'user', isMeta: true, content: [systemReminder(announcement)] });
       const request = {
         systemPrompt: options.systemPrompt,
         messages: normalizeMessagesForApi(messages),
         tools: options.tools,
+        ...(deferred && deferred.deferred.size > 0 ? { deferral: deferred.requestDeferral() } : {}),
         signal: controller.signal,
         isNonInteractive: context.options.isNonInteractive,
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),

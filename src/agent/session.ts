@@ -2,8 +2,12 @@ import { homedir } from 'node:os';
 import {
   type AnyTool,
   type AskUser,
+  chooseDeferredTools,
   createToolUseContext,
+  DeferredTools,
+  deferredToolsKey,
   EfferentError,
+  parseToolSearchMode,
   type PermissionMode,
   type PermissionResolver,
   type PermissionTarget,
@@ -41,7 +45,7 @@ import { createToolRunner } from '../pipeline/index.ts';
 import { adoptPreparedAnalysis } from '../shell/index.ts';
 import { preparedCallOf } from '../core/prepared-call.ts';
 import { findToolByName } from '../core/tool-lookup.ts';
-import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
+import { assembleToolPool, type FeatureFlags, getAllBaseTools, ToolSearchTool } from '../registry/index.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 
 /** Everything an agent (or a single call) needs to run tools: the pool, the pipeline and a context. */
@@ -67,6 +71,8 @@ export interface Session extends AsyncDisposable {
   resultBudget: ResultBudget;
   context: ToolUseContext;
   settings: LoadedSettings;
+  /** Which tools are deferred (sent by name until ToolSearch loads them); empty when none are. */
+  deferredTools: DeferredTools;
   /** Kills background hooks and releases background shells, the REPL and other session resources. */
   dispose(): Promise<void>;
 }
@@ -102,6 +108,13 @@ export interface SessionOptions {
   sessionDir?: string;
   ui?: UiCallbacks;
   maxConcurrency?: number;
+  /**
+   * Deferred tools (`ENABLE_TOOL_SEARCH`): `auto` (default: defer once MCP tool definitions pass 10%
+   * of the context window), `auto:N`, `true` or `false`. Default: the `ENABLE_TOOL_SEARCH` variable.
+   */
+  toolSearch?: string | boolean;
+  /** The model's context window in tokens, for `auto` deferral; default 200,000. */
+  contextWindowTokens?: number;
 }
 
 /**
@@ -267,11 +280,19 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const shell = await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);
   const extra = options.extraTools ?? [];
-  const tools = assembleToolPool({
+  const poolInput = {
     builtIns: [...allTools, ...extra.filter((tool) => !tool.mcpInfo)],
     mcpTools: extra.filter((tool) => tool.mcpInfo),
     isDenied: blanketDenyCheck(settings),
+  };
+  let tools = assembleToolPool(poolInput);
+  const deferredNames = await chooseDeferredTools(tools, {
+    mode: parseToolSearchMode(options.toolSearch ?? env['ENABLE_TOOL_SEARCH']),
+    ...(options.contextWindowTokens ? { contextWindowTokens: options.contextWindowTokens } : {}),
   });
+  // ToolSearch joins the pool only when something is deferred: it is how deferred tools load.
+  if (deferredNames.size > 0)
+    tools = assembleToolPool({ ...poolInput, builtIns: [...poolInput.builtIns, ToolSearchTool] });
   const isReadDenied = createReadDenyCheck({ rules: settings.rules, home });
   const context = createToolUseContext({
     cwd: options.cwd,
@@ -312,7 +333,16 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     ...(shell ? { shell } : {}),
   });
   const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
-  const runTool = createToolRunner({ tools, allTools, resolvePermission, hooks, budget: resultBudget });
+  const deferredTools = context.run.resources?.get(deferredToolsKey) ?? new DeferredTools();
+  deferredTools.setDeferred([...deferredNames].filter((name) => tools.some((tool) => tool.name === name)));
+  const runTool = createToolRunner({
+    tools,
+    allTools,
+    resolvePermission,
+    hooks,
+    budget: resultBudget,
+    deferred: deferredTools,
+  });
   const dispose = async () => {
     // Both run even if one fails: no background hook or shell may outlive the session.
     const results = await Promise.allSettled([hooks.dispose(), context.run.resources?.dispose()]);
@@ -322,6 +352,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   let callCount = 0;
   const callTool: Session['callTool'] = async (name, input, callOptions = {}) => {
     callCount += 1;
+    // A direct call names its tool knowingly (no model guessed the schema), so a deferred tool loads.
+    deferredTools.load([name]);
     const block = {
       type: 'tool_use' as const,
       id: callOptions.id ?? `toolu_session_${callCount}`,
@@ -344,6 +376,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     resultBudget,
     context,
     settings,
+    deferredTools,
     dispose,
     [Symbol.asyncDispose]: dispose,
   };

@@ -1,6 +1,17 @@
 /** The contracts every other layer builds on. Imports nothing else from src/. */
 export * from './build-tool.ts';
 export * from './context.ts';
+export {
+  chooseDeferredTools,
+  type DeferralOptions,
+  DeferredTools,
+  deferredToolsKey,
+  isDeferrable,
+  loadedSubset,
+  parseToolSearchMode,
+  type RequestDeferral,
+  type ToolSearchMode,
+} from './deferred-tools.ts';
 export * from './errors.ts';
 export { toAnthropicSchema } from './anthropic-schema.ts';
 export { toGeminiSchema } from './gemini-schema.ts';

@@ -32,6 +32,8 @@ export interface ToolResultBlock {
   toolUseId: string;
   content: string | Array<TextBlock | ImageBlock>;
   isError?: boolean;
+  /** Deferred tools this result loads (ToolSearch); Anthropic gets them as `tool_reference` blocks. */
+  toolReferences?: string[];
 }
 
 /** Model reasoning, kept so it can be sent back where a provider requires it. */

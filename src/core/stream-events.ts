@@ -1,3 +1,4 @@
+import type { RequestDeferral } from './deferred-tools.ts';
 import type { Message, StopReason } from './messages.ts';
 import type { AnyTool } from './tool.ts';
 
@@ -37,6 +38,11 @@ export interface ModelRequest {
   messages: readonly Message[];
   /** The tool pool in the order it is sent: built-ins first, MCP tools (with `mcpInfo`) after. */
   tools: readonly AnyTool[];
+  /**
+   * Which of `tools` are deferred and which of those the model loaded. Providers with native deferral
+   * (Anthropic's `defer_loading`) send all of them; the others send only what is loaded.
+   */
+  deferral?: RequestDeferral;
   maxTokens?: number;
   /** Passed to each tool's `prompt()`: true when nobody can answer a permission prompt. */
   isNonInteractive?: boolean;

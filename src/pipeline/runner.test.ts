@@ -146,6 +146,26 @@ describe('createToolRunner', () => {
     expect(after).not.toContain('select:CronCreate');
   });
 
+  it('refuses a session-deferred tool that was never loaded, with the select: hint, even for valid input', async () => {
+    const calls: Array<Record<string, unknown>> = [];
+    const loaded = new Set<string>();
+    const run = createToolRunner({
+      tools: [echoTool(calls)],
+      resolvePermission: allowEcho,
+      deferred: { isDeferred: (name) => name === 'Echo', isLoaded: (name) => loaded.has(name) },
+    });
+    const before = resultText(
+      onlyResult(await collect(run, toolUse('Echo', { text: 'hi' }), contextIn(dir()))),
+    );
+    expect(before).toBe(
+      '<tool_use_error>Echo is a deferred tool and its schema has not been loaded yet, so it cannot be called. Call ToolSearch with query "select:Echo" to load it, then call Echo again.</tool_use_error>',
+    );
+    expect(calls).toEqual([]);
+    loaded.add('Echo');
+    await collect(run, toolUse('Echo', { text: 'hi' }), contextIn(dir()));
+    expect(calls).toHaveLength(1);
+  });
+
   it('strips internal fields from the model, keeps them from a permission decision, and never mutates the block', async () => {
     const calls: Array<Record<string, unknown>> = [];
     const permissionInputs: Array<Record<string, unknown>> = [];

@@ -29,7 +29,7 @@ import { runPostToolHooks } from './stages/post-tool-hooks.ts';
 import { runPreToolHooks } from './stages/pre-tool-hooks.ts';
 import { resolvePermission } from './stages/resolve-permission.ts';
 import { startClassifier } from './stages/start-classifier.ts';
-import { validateSchema } from './stages/validate-schema.ts';
+import { deferredNotLoaded, validateSchema } from './stages/validate-schema.ts';
 import { validateSemantics } from './stages/validate-semantics.ts';
 import { type CallFailure, type ToolRunnerDeps, toolUseError } from './types.ts';
 
@@ -91,10 +91,12 @@ async function* runStages(
   const aborted = checkAbort(context); // 2
   if (aborted) return fail(aborted);
 
+  const deferred = deps.deferred;
+  const isDeferred = deferred?.isDeferred ? deferred.isDeferred(tool.name) : tool.shouldDefer;
+  const schemaNotLoaded = isDeferred && deferred !== undefined && !deferred.isLoaded(tool.name);
+  if (schemaNotLoaded && deferred?.isDeferred) return fail(deferredNotLoaded(tool)); // 3
   // The executor prepared this call from `block.input` to schedule it: the same parse, reused.
   const adopted = options?.prepared?.tool === tool ? options.prepared : undefined;
-  const schemaNotLoaded =
-    tool.shouldDefer && deps.deferred !== undefined && !deps.deferred.isLoaded(tool.name);
   const parsed = adopted
     ? { ok: true as const, value: adopted.input }
     : validateSchema(tool, block.input, { schemaNotLoaded }); // 3

@@ -13,6 +13,12 @@ export type ClassifierStart = (
 /** Which deferred tools have had their schema loaded (through ToolSearch). */
 export interface DeferredToolState {
   isLoaded(name: string): boolean;
+  /**
+   * Whether the session deferred this tool (its schema is sent only once loaded). When given, a call
+   * to a deferred tool that was never loaded is refused with a hint to load it; without it, tools
+   * that declare `shouldDefer` count as deferred and only a failed schema check gets the hint.
+   */
+  isDeferred?(name: string): boolean;
 }
 
 /** What {@link createToolRunner} needs. Only `tools` and `resolvePermission` are required. */

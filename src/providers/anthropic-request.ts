@@ -31,7 +31,22 @@ function blockParam(block: ContentBlock): ContentBlockParam | undefined {
     case 'tool_use':
       return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
     case 'tool_result': {
-      const content = typeof block.content === 'string' ? block.content : block.content.map(textOrImage);
+      const base = typeof block.content === 'string' ? block.content : block.content.map(textOrImage);
+      // Tools a search loaded come back as tool_reference blocks, which the API expands to their definitions.
+      const references = (block.toolReferences ?? []).map(
+        (name): Anthropic.ToolReferenceBlockParam => ({ type: 'tool_reference', tool_name: name }),
+      );
+      const content: Anthropic.ToolResultBlockParam['content'] =
+        references.length === 0
+          ? base
+          : [
+              ...(typeof base === 'string'
+                ? base === ''
+                  ? []
+                  : [{ type: 'text' as const, text: base }]
+                : base),
+              ...references,
+            ];
       const param: Anthropic.ToolResultBlockParam = {
         type: 'tool_result',
         tool_use_id: block.toolUseId,
@@ -62,17 +77,19 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
 }
 
 /**
- * Tool definitions, with a `cache_control` breakpoint after the last built-in tool: the built-in
- * prefix stays cached when MCP tools come and go.
+ * Tool definitions, with a `cache_control` breakpoint after the last built-in tool that is not
+ * deferred: the built-in prefix stays cached when MCP tools come and go. Deferred tools carry
+ * `defer_loading`, so the model sees their names only until a tool_reference loads them.
  */
 export function toAnthropicTools(tools: readonly ToolDescriptor[]): Anthropic.Tool[] {
-  const lastBuiltIn = tools.findLastIndex((tool) => !tool.isMcp);
+  const lastBuiltIn = tools.findLastIndex((tool) => !tool.isMcp && !tool.deferLoading);
   return tools.map((tool, index) => {
     const definition: Anthropic.Tool = {
       name: tool.name,
       description: tool.description,
       input_schema: toAnthropicSchema(tool.inputSchema) as Anthropic.Tool.InputSchema,
     };
+    if (tool.deferLoading) definition.defer_loading = true;
     if (index === lastBuiltIn) definition.cache_control = { type: 'ephemeral' };
     return definition;
   });

@@ -75,7 +75,9 @@ async function* streamAnthropic(
   const usage: TokenUsage = emptyUsage();
   let stopReason: StopReason = 'end_turn';
   try {
-    const tools = toAnthropicTools(await describeTools(request.tools, request.isNonInteractive ?? false));
+    const tools = toAnthropicTools(
+      await describeTools(request.tools, request.isNonInteractive ?? false, request.deferral),
+    );
     const system = toAnthropicSystem(request.systemPrompt);
     const stream = await (await clientOf()).messages.create(
       {

@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import {
   emptyUsage,
   isBadStopReason,
+  loadedSubset,
   type ModelProvider,
   type ModelRequest,
   type StopReason,
@@ -87,7 +88,10 @@ async function* streamOpenAI(
     }
   }
   try {
-    const tools = toOpenAITools(await describeTools(request.tools, request.isNonInteractive ?? false));
+    // No native deferral: only loaded tools are sent, and a search that loads more re-emits the list.
+    const tools = toOpenAITools(
+      await describeTools(loadedSubset(request.tools, request.deferral), request.isNonInteractive ?? false),
+    );
     const maxTokens = request.maxTokens ?? options.maxTokens;
     const stream = await (await clientOf()).chat.completions.create(
       {

@@ -144,7 +144,8 @@ export function registerMcpCommand(program: Command): void {
       .filter(Boolean);
     const serveOptions: ServeOptions = {
       createSession: async (askUser) => {
-        const session = await openSession({ ...base, askUser }, flags);
+        // An MCP client lists every tool itself: nothing is deferred behind ToolSearch.
+        const session = await openSession({ ...base, askUser, toolSearch: false }, flags);
         reportSettingsNotices(session.settings.notices, flags);
         return session;
       },

@@ -7,7 +7,7 @@ import {
   type InputIssue,
   isInternalField,
 } from '../../core/index.ts';
-import { type StageResult, toolUseError } from '../types.ts';
+import { type CallFailure, type StageResult, toolUseError } from '../types.ts';
 
 /**
  * Removes top-level keys starting with `_`. Internal fields (such as Bash's `_simulatedSedEdit`)
@@ -98,5 +98,19 @@ export function validateSchema(
       outcome: 'invalid_input',
       error: new EfferentError(ErrorCodes.inputInvalid, 'input failed schema validation'),
     },
+  };
+}
+
+/**
+ * Step 3 for a deferred tool the model never loaded: it has only seen the name, so whatever it sent
+ * is a guess. The result says exactly how to load the tool, never that the tool is unknown.
+ */
+export function deferredNotLoaded(tool: AnyTool): CallFailure {
+  return {
+    message: toolUseError(
+      `${tool.name} is a deferred tool and its schema has not been loaded yet, so it cannot be called. Call ToolSearch with query "select:${tool.name}" to load it, then call ${tool.name} again.`,
+    ),
+    outcome: 'invalid_input',
+    error: new EfferentError(ErrorCodes.inputInvalid, 'deferred tool called before its schema was loaded'),
   };
 }
