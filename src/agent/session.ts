@@ -39,6 +39,7 @@ import {
 import { createToolRunner } from '../pipeline/index.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools } from '../registry/index.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
+import { sandboxConfigurationKey } from '../sandbox/config.ts';
 
 /** Everything an agent (or a single call) needs to run tools: the pool, the pipeline and a context. */
 export interface Session extends AsyncDisposable {
@@ -265,6 +266,12 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     // Searches drop what Read deny rules hide; without such rules the check is absent and free.
     ...(isReadDenied ? { isReadDenied } : {}),
   });
+  // The sandbox's network allowlist and read denies from settings, for Bash (and hooks, MCP servers).
+  if (settings.sandbox) {
+    const { network, denyRead } = settings.sandbox;
+    const configuration = context.run.resources?.get(sandboxConfigurationKey);
+    if (configuration) configuration.configuration = { ...(network ? { network } : {}), denyRead };
+  }
   const hooks = createHookRunner({
     hooks: mergeHooks(settings),
     projectDir: settings.projectRoot,
