@@ -278,6 +278,17 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     env,
     disabled: settings.disableAllHooks,
     outputDir: hookOutputDir(context.run.sessionDir),
+    // `sandbox.hooks`: command hooks run in the sandbox, writing only the project, with their own allowlist.
+    ...(settings.sandbox?.hooks
+      ? {
+          sandbox: {
+            writableDirectories: [settings.projectRoot],
+            ...(settings.sandbox.hooks.allowedDomains.length > 0
+              ? { network: { allowedDomains: settings.sandbox.hooks.allowedDomains } }
+              : {}),
+          },
+        }
+      : {}),
     matchesCondition: hookConditionMatcher({
       tools: [...tools, ...allTools],
       context,

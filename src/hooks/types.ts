@@ -1,3 +1,4 @@
+import type { HookSandbox } from './sandboxed-hook.ts';
 import type { PermissionMode } from '../core/index.ts';
 
 /** Every hook event Claude Code defines; efferent fires the tool events and accepts the rest in config. */
@@ -233,4 +234,6 @@ export interface HookRunnerConfig {
   outputDir?: string;
   /** `disableAllHooks` from settings. */
   disabled?: boolean;
+  /** Run command hooks in the OS sandbox (settings: `sandbox.hooks`). */
+  sandbox?: HookSandbox;
 }
