@@ -69,6 +69,11 @@ export interface SandboxPolicy {
    * spawned with an IPC channel that a {@link SandboxProxy} serves.
    */
   networkProxy?: boolean;
+  /**
+   * Host paths under /tmp the command needs to read (a program installed there): the private /tmp
+   * hides the host's, so these are bound into it read-only.
+   */
+  readOnlyTmpPaths?: readonly string[];
 }
 
 /** The arguments for bwrap plus the placeholders to remove when the command is done. */
@@ -511,8 +516,15 @@ export function buildSandboxInvocation(
   }
 
   const proxied = policy.networkProxy === true && !policy.allowNetwork;
-  if (proxied)
+  // The relay runs on this process's Node: one installed under /tmp would be hidden too.
+  const tmpPrograms = [...(policy.readOnlyTmpPaths ?? []), ...(proxied ? [process.execPath] : [])];
+  for (const path of new Set(tmpPrograms)) {
+    if (isInside(path, '/tmp') && entryKind(path) === 'file' && !writable.some((d) => isInside(path, d)))
+      readOnly(path);
+  }
+  if (proxied) {
     for (const [name, value] of Object.entries(proxyEnvironment())) args.push('--setenv', name, value);
+  }
   args.push('--chdir', cwd, '--', ...(proxied ? relayCommand(command) : command));
 
   return {

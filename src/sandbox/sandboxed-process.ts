@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { NetworkPolicy } from './network/network-policy.ts';
 import { type HostResolver, SandboxProxy } from './network/proxy.ts';
 import { buildSandboxInvocation, probeSandbox } from './sandbox.ts';
@@ -77,6 +77,7 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
         privateTmpDirectory: privateTmp,
         ...(spec.hiddenPaths ? { hiddenPaths: spec.hiddenPaths } : {}),
         ...(proxy ? { networkProxy: true } : {}),
+        ...(isAbsolute(spec.command) ? { readOnlyTmpPaths: [canonical(spec.command)] } : {}),
       },
       canonical(spec.cwd),
       [spec.command, ...spec.args],
