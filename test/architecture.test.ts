@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 const allowed: Record<string, readonly string[]> = {
   core: [],
   shell: ['core'],
-  hooks: ['core'],
+  sandbox: ['core'],
+  hooks: ['core', 'sandbox'],
   budget: ['core'],
   telemetry: ['core'],
   providers: ['core'],
   permissions: ['core', 'shell'],
-  tools: ['core', 'shell'],
+  tools: ['core', 'shell', 'sandbox'],
   registry: ['core', 'tools'],
   pipeline: ['core', 'registry', 'permissions', 'shell', 'hooks', 'budget', 'telemetry'],
   executor: ['core', 'pipeline', 'registry', 'telemetry'],
@@ -31,10 +32,11 @@ const allowed: Record<string, readonly string[]> = {
     'hooks',
     'budget',
     'telemetry',
+    'sandbox',
   ],
   // MCP sees only the tool contract; the CLI hands it sessions (structurally typed), so the agent
   // never depends on MCP and MCP never depends on the agent.
-  mcp: ['core'],
+  mcp: ['core', 'sandbox'],
   testing: ['core', 'providers'],
   cli: ['*'],
   '.': ['*'],

@@ -47,6 +47,7 @@ import { preparedCallOf } from '../core/prepared-call.ts';
 import { findToolByName } from '../core/tool-lookup.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools, ToolSearchTool } from '../registry/index.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
+import { sandboxConfigurationKey } from '../sandbox/config.ts';
 
 /** Everything an agent (or a single call) needs to run tools: the pool, the pipeline and a context. */
 export interface Session extends AsyncDisposable {
@@ -309,12 +310,29 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     // Searches drop what Read deny rules hide; without such rules the check is absent and free.
     ...(isReadDenied ? { isReadDenied } : {}),
   });
+  // The sandbox's network allowlist and read denies from settings, for Bash (and hooks, MCP servers).
+  if (settings.sandbox) {
+    const { network, denyRead } = settings.sandbox;
+    const configuration = context.run.resources?.get(sandboxConfigurationKey);
+    if (configuration) configuration.configuration = { ...(network ? { network } : {}), denyRead };
+  }
   const hooks = createHookRunner({
     hooks: mergeHooks(settings),
     projectDir: settings.projectRoot,
     env,
     disabled: settings.disableAllHooks,
     outputDir: hookOutputDir(context.run.sessionDir),
+    // `sandbox.hooks`: command hooks run in the sandbox, writing only the project, with their own allowlist.
+    ...(settings.sandbox?.hooks
+      ? {
+          sandbox: {
+            writableDirectories: [settings.projectRoot],
+            ...(settings.sandbox.hooks.allowedDomains.length > 0
+              ? { network: { allowedDomains: settings.sandbox.hooks.allowedDomains } }
+              : {}),
+          },
+        }
+      : {}),
     matchesCondition: hookConditionMatcher({
       tools: [...tools, ...allTools],
       context,

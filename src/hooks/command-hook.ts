@@ -20,6 +20,13 @@ export interface CommandRunOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Run this instead of the handler's command line (the sandbox wraps it); see sandboxed-hook.ts. */
+  spawnAs?: {
+    file: string;
+    args: string[];
+    extraStdio: Array<number | 'ipc'>;
+    attach(child: import('node:child_process').ChildProcess): void;
+  };
 }
 
 /** More than any hook should print; output beyond this is dropped before parsing. */
@@ -27,7 +34,7 @@ const maxCapturedBytes = 1024 * 1024;
 /** How long to wait for pipes to close after the hook exits (a background grandchild may hold them). */
 const closeGraceMs = 250;
 
-function commandLine(handler: CommandHookHandler): { file: string; args: string[] } {
+export function commandLine(handler: CommandHookHandler): { file: string; args: string[] } {
   if (handler.args) return { file: handler.command, args: [...handler.args] };
   if (handler.shell === 'powershell') {
     return { file: 'pwsh', args: ['-NoProfile', '-NonInteractive', '-Command', handler.command] };
@@ -40,7 +47,7 @@ function commandLine(handler: CommandHookHandler): { file: string; args: string[
  * on timeout or abort. Never rejects.
  */
 export function runCommandHook(handler: CommandHookHandler, options: CommandRunOptions): Promise<CommandRun> {
-  const { file, args } = commandLine(handler);
+  const { file, args } = options.spawnAs ?? commandLine(handler);
   return new Promise((resolve) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -57,9 +64,10 @@ export function runCommandHook(handler: CommandHookHandler, options: CommandRunO
       env: options.env,
       // Its own process group, so a timeout kills everything the hook started.
       detached: process.platform !== 'win32',
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', ...(options.spawnAs?.extraStdio ?? [])],
       windowsHide: true,
     });
+    options.spawnAs?.attach(child);
 
     const killGroup = (): void => {
       if (child.pid === undefined) return;

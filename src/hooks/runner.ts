@@ -1,5 +1,6 @@
 import type { PreparedCall } from '../core/index.ts';
 import { runCommandHook } from './command-hook.ts';
+import { runSandboxedCommandHook } from './sandboxed-hook.ts';
 import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
 import { emptyHookOutcome, mergeHookResults } from './merge-outcome.ts';
@@ -170,18 +171,22 @@ async function runCommand(
     timeoutMs: seconds * 1000,
     signal: options.signal,
   };
+  const start = (opts: typeof runOptions) =>
+    config.sandbox
+      ? runSandboxedCommandHook(entry.handler, opts, config.sandbox)
+      : runCommandHook(entry.handler, opts);
   if (entry.handler.async === true) {
     if (background.lifetime.signal.aborted) {
       return { hook, error: `Background hook ${hook} was not started: the session has ended.` };
     }
     // Fire and forget: the call does not wait for it, so the call's own signal does not end it; its
     // timeout and the runner's disposal do.
-    const run = runCommandHook(entry.handler, { ...runOptions, signal: background.lifetime.signal });
+    const run = start({ ...runOptions, signal: background.lifetime.signal });
     background.running.add(run);
     void run.finally(() => background.running.delete(run));
     return undefined;
   }
-  const run = await runCommandHook(entry.handler, runOptions);
+  const run = await start(runOptions);
   if (run.spawnError !== undefined) return { hook, error: `Hook ${hook} could not start: ${run.spawnError}` };
   if (run.timedOut) return { hook, error: `Hook ${hook} timed out after ${seconds}s and was killed.` };
   if (run.aborted) return { hook, error: `Hook ${hook} was cancelled.` };

@@ -1,4 +1,5 @@
 import type { PermissionMode, PreparedCall } from '../core/index.ts';
+import type { HookSandbox } from './sandboxed-hook.ts';
 
 /** Every hook event Claude Code defines; efferent fires the tool events and accepts the rest in config. */
 export const hookEvents = [
@@ -236,4 +237,6 @@ export interface HookRunnerConfig {
   outputDir?: string;
   /** `disableAllHooks` from settings. */
   disabled?: boolean;
+  /** Run command hooks in the OS sandbox (settings: `sandbox.hooks`). */
+  sandbox?: HookSandbox;
 }

@@ -4,8 +4,26 @@ import { z } from 'zod';
 
 /** How to reach one MCP server, after `${VAR}` expansion. */
 export type McpServerConfig =
-  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | {
+      type: 'stdio';
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      /** `sandbox: true` or `{ allowedDomains, deniedDomains, allowWrite }`: run in the OS sandbox. */
+      sandbox?: McpServerSandbox;
+    }
   | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
+
+/**
+ * A sandboxed stdio server: it may write only its own folder (its `cwd`, else the folder of the file
+ * that configured it) and `allowWrite`, and reach only `allowedDomains` through the proxies.
+ */
+export interface McpServerSandbox {
+  writableDirectories: string[];
+  allowedDomains: string[];
+  deniedDomains: string[];
+}
 
 /** Where a server's entry came from; later scopes in this list lose to earlier ones. */
 export type McpConfigScope = 'cli' | 'project' | 'user' | 'claude-user';
@@ -54,6 +72,16 @@ const stdioEntry = z.looseObject({
   args: z.array(z.string()).optional(),
   env: stringMap.optional(),
   cwd: z.string().optional(),
+  sandbox: z
+    .union([
+      z.boolean(),
+      z.looseObject({
+        allowedDomains: z.array(z.string()).optional(),
+        deniedDomains: z.array(z.string()).optional(),
+        allowWrite: z.array(z.string()).optional(),
+      }),
+    ])
+    .optional(),
 });
 
 const remoteEntry = z.looseObject({
@@ -127,12 +155,28 @@ export function parseServerEntry(
   const serverEnv = expandMap(parsed.data.env, env, missing);
   const cwd = parsed.data.cwd === undefined ? undefined : expandVariables(parsed.data.cwd, env, missing);
   if (missing.length > 0) return missingMessage(missing);
+  const folder = cwd !== undefined ? (isAbsolute(cwd) ? cwd : resolve(baseDir, cwd)) : undefined;
+  const sandbox = parsed.data.sandbox;
   return {
     type: 'stdio',
     command,
     args,
     env: serverEnv,
-    ...(cwd !== undefined ? { cwd: isAbsolute(cwd) ? cwd : resolve(baseDir, cwd) } : {}),
+    ...(folder !== undefined ? { cwd: folder } : {}),
+    ...(sandbox === true || typeof sandbox === 'object'
+      ? {
+          sandbox: {
+            writableDirectories: [
+              folder ?? baseDir,
+              ...((typeof sandbox === 'object' && sandbox.allowWrite) || []).map((path) =>
+                resolve(baseDir, path),
+              ),
+            ],
+            allowedDomains: (typeof sandbox === 'object' && sandbox.allowedDomains) || [],
+            deniedDomains: (typeof sandbox === 'object' && sandbox.deniedDomains) || [],
+          },
+        }
+      : {}),
   };
 }
 

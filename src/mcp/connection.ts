@@ -15,6 +15,31 @@ import {
 import type { JsonSchema } from '../core/index.ts';
 import type { McpServerConfig } from './config.ts';
 import { ProcessGroupStdioTransport } from './stdio-transport.ts';
+import { prepareSandboxedProcess } from '../sandbox/sandboxed-process.ts';
+
+/** How a `sandbox` stdio server is wrapped: its own folder writable, its own allowlist. */
+function sandboxFor(
+  config: Extract<McpServerConfig, { type: 'stdio' }>,
+  hostOverrides?: Readonly<Record<string, string>>,
+) {
+  const sandbox = config.sandbox;
+  return () =>
+    prepareSandboxedProcess({
+      command: config.command,
+      args: config.args,
+      cwd: config.cwd ?? sandbox?.writableDirectories[0] ?? process.cwd(),
+      writableDirectories: sandbox?.writableDirectories ?? [],
+      ...(sandbox && (sandbox.allowedDomains.length > 0 || sandbox.deniedDomains.length > 0)
+        ? {
+            network: {
+              allowedDomains: sandbox.allowedDomains,
+              deniedDomains: sandbox.deniedDomains,
+              ...(hostOverrides ? { hostOverrides } : {}),
+            },
+          }
+        : {}),
+    });
+}
 
 /** A tool as a server lists it (the fields efferent uses). */
 export interface McpToolDescriptor {
@@ -54,6 +79,8 @@ export interface McpConnectionOptions {
   /** Asked when a server elicits; without it efferent does not offer elicitation. */
   elicit?: McpElicitationHandler;
   /** Diagnostic lines (server stderr, transport errors). */
+  /** Names the proxies of sandboxed servers resolve without DNS (tests: loopback servers). */
+  sandboxHostOverrides?: Readonly<Record<string, string>>;
   log?: (server: string, line: string) => void;
 }
 
@@ -146,6 +173,9 @@ export class McpConnection {
         ...(this.config.cwd ? { cwd: this.config.cwd } : {}),
         ...(this.#options.maxMessageBytes ? { maxMessageBytes: this.#options.maxMessageBytes } : {}),
         onStderr: (line) => this.#options.log?.(this.name, line),
+        ...(this.config.sandbox
+          ? { sandbox: sandboxFor(this.config, this.#options.sandboxHostOverrides) }
+          : {}),
       });
       await this.#attach(client, transport, timeoutMs);
     } else {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { SandboxedProcess } from '../sandbox/sandboxed-process.ts';
 
 /** How to start a stdio server. */
 export interface StdioServerParameters {
@@ -13,6 +14,8 @@ export interface StdioServerParameters {
   maxMessageBytes?: number;
   /** Receives the server's stderr, line by line (default: dropped). */
   onStderr?: (line: string) => void;
+  /** Runs the server in the OS sandbox (wraps the command; released when the server ends). */
+  sandbox?: () => Promise<SandboxedProcess>;
 }
 
 /** The default largest message a stdio server may send. */
@@ -49,17 +52,24 @@ export class ProcessGroupStdioTransport implements Transport {
     return this.#child?.pid;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    const sandboxed = await this.#params.sandbox?.();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#params.command, [...this.#params.args], {
-        cwd: this.#params.cwd,
-        env: { ...this.#params.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-        windowsHide: true,
-      });
+      const child = spawn(
+        sandboxed?.file ?? this.#params.command,
+        sandboxed?.args ?? [...this.#params.args],
+        {
+          cwd: this.#params.cwd,
+          env: { ...this.#params.env },
+          stdio: ['pipe', 'pipe', 'pipe', ...(sandboxed?.extraStdio ?? [])],
+          detached: true,
+          windowsHide: true,
+        },
+      );
+      sandboxed?.attach(child);
       this.#child = child;
       this.#exit = new Promise((done) => child.once('close', () => done()));
+      if (sandboxed) void this.#exit.then(() => sandboxed.release());
       child.once('error', (error) => {
         reject(error);
         this.onerror?.(error);

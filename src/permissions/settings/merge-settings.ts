@@ -4,6 +4,7 @@ import { buildRules } from '../rules/build-rules.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import type { LoadSettingsOptions, SettingsLayer } from './load-settings.ts';
 import type { HooksLayer, LoadedSettings } from './settings-types.ts';
+import { mergeSandboxSettings, type SandboxSettingsLayer } from './sandbox-settings.ts';
 import { modeStrictness, untrustedProjectView } from './untrusted-settings.ts';
 
 /** Rule sources from highest to lowest precedence. */
@@ -37,6 +38,7 @@ export function mergeSettings(
   const additionalDirectories: string[] = [];
   const hooks: HooksLayer[] = [];
   const env: Record<string, string> = {};
+  const sandboxLayers: SandboxSettingsLayer[] = [];
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -114,6 +116,7 @@ export function mergeSettings(
       if (layer.source === 'policySettings') disableAllHooks = true;
       else disableUnmanagedHooks = true;
     }
+    if (layer.settings.sandbox) sandboxLayers.push({ settings: layer.settings.sandbox, root: layer.root });
     if (layer.settings.env) {
       if (untrusted) notices.push(`Ignored env in ${layer.origin}: the workspace is not trusted.`);
       else
@@ -179,6 +182,7 @@ export function mergeSettings(
     hooks: keptHooks,
     disableAllHooks,
     env,
+    sandbox: mergeSandboxSettings(sandboxLayers, { allow, deny, ask }, options.home),
     notices,
     files: layers.map((layer) => ({ source: layer.source, origin: layer.origin })),
     projectRoot: options.projectRoot,

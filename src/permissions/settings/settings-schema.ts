@@ -43,6 +43,29 @@ export const permissionsSettingsSchema = z.looseObject({
   allowManagedPermissionRulesOnly: z.boolean().optional(),
 });
 
+/** The `sandbox` object (Claude Code's keys that efferent enforces, plus `hooks`). */
+export const sandboxSettingsSchema = z.looseObject({
+  network: z
+    .looseObject({
+      allowedDomains: z.array(z.string()).optional(),
+      deniedDomains: z.array(z.string()).optional(),
+      /** Also allow the domains of `WebFetch(domain:…)` allow rules. */
+      allowWebFetchDomains: z.boolean().optional(),
+    })
+    .optional(),
+  filesystem: z.looseObject({ denyRead: z.array(z.string()).optional() }).optional(),
+  /** Run command hooks in the sandbox, optionally with their own allowlist. */
+  hooks: z
+    .union([
+      z.boolean(),
+      z.looseObject({ enabled: z.boolean().optional(), allowedDomains: z.array(z.string()).optional() }),
+    ])
+    .optional(),
+});
+
+/** A parsed `sandbox` object. */
+export type SandboxSettingsFile = z.infer<typeof sandboxSettingsSchema>;
+
 /** A whole settings file. */
 export const settingsFileSchema = z.looseObject({
   permissions: permissionsSettingsSchema.optional(),
@@ -57,6 +80,7 @@ export const settingsFileSchema = z.looseObject({
   enableAllProjectMcpServers: z.boolean().optional(),
   enabledMcpjsonServers: z.array(z.string()).optional(),
   disabledMcpjsonServers: z.array(z.string()).optional(),
+  sandbox: sandboxSettingsSchema.optional(),
 });
 
 /** A parsed settings file. */

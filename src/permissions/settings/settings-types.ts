@@ -1,5 +1,6 @@
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
 import type { RuleSet } from '../rules/rule-types.ts';
+import type { SandboxSettings } from './sandbox-settings.ts';
 import type { HooksConfig } from './settings-schema.ts';
 
 /** Hooks from one settings file, validated but otherwise as written. */
@@ -27,6 +28,8 @@ export interface LoadedSettings {
   hooks: HooksLayer[];
   /** True when the managed policy sets `disableAllHooks` (no hook runs at all). */
   disableAllHooks: boolean;
+  /** The merged `sandbox` settings: network allowlist, read denies, hooks switch. */
+  sandbox?: SandboxSettings;
   /** Environment for tools, higher levels winning. */
   env: Record<string, string>;
   /** Things the user should know: ignored rules, untrusted workspace, refused modes. */

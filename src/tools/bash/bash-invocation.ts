@@ -29,6 +29,8 @@ export interface BashInvocation {
   /** Descriptors the process inherits as fd 3, 4, …; `cleanup` closes them. */
   inheritedFds: number[];
   cleanup(): void;
+  /** Spawn with an IPC channel served by the call's network proxy. */
+  needsIpc?: boolean;
 }
 
 /** Builds the command line for `command`, inside bwrap when the mode and the machine allow it. */
@@ -64,6 +66,7 @@ export function buildBashInvocation(options: {
     sandboxed: true,
     inheritedFds: sandbox.inheritedFds,
     cleanup: () => sandbox.cleanup(),
+    ...(sandbox.needsIpc ? { needsIpc: true } : {}),
   };
 }
 

@@ -13,7 +13,7 @@ export function bashPrompt(options: {
   const sandbox =
     options.sandbox === 'on'
       ? `
-Sandbox: commands run in an OS sandbox. Only the working directories, the session directory and a private /tmp are writable; .git/hooks, .git/config, .claude and .efferent stay read-only, as do existing hook-manager and editor settings (.husky, .pre-commit-config.yaml, lefthook.yml, .vscode, .mcp.json, …). ${options.allowNetwork ? 'The network is available.' : 'There is no network access, and Unix sockets cannot be opened.'} If a command fails because of the sandbox (a read-only file system error, no network) and it really needs more, run it again with dangerouslyDisableSandbox: true; the user will be asked to approve.`
+Sandbox: commands run in an OS sandbox. Only the working directories, the session directory and a private /tmp are writable; .git/hooks, .git/config, .claude and .efferent stay read-only, as do existing hook-manager and editor settings (.husky, .pre-commit-config.yaml, lefthook.yml, .vscode, .mcp.json, …). ${options.allowNetwork ? 'The network is available.' : 'There is no direct network access and Unix sockets cannot be opened; only domains the user listed in sandbox.network.allowedDomains are reachable, through the proxies HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point to (npm, pip, git and curl use them). A blocked connection prints a line saying so: ask the user instead of retrying.'} If a command fails because of the sandbox (a read-only file system error, no network) and it really needs more, run it again with dangerouslyDisableSandbox: true; the user will be asked to approve.`
       : '';
   return `Runs a bash command and returns its output.
 

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import {
 } from '../shared/process/run-command.ts';
 import { sandboxExtras } from '../shared/process/hidden-paths.ts';
 import { probeSandbox, type SandboxAvailability } from '../shared/process/sandbox.ts';
+import { type SandboxConfiguration, startCallProxy } from '../../sandbox/config.ts';
 import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
 import {
@@ -95,6 +97,8 @@ export interface BashToolOptions {
   shell?: string;
   /** Decides whether bwrap works (default: probe once per process); embedders and tests may override. */
   sandboxProbe?: () => SandboxAvailability;
+  /** The network allowlist for sandboxed commands (default: the session's `sandbox.network` settings). */
+  sandboxNetwork?: SandboxConfiguration;
 }
 
 /** Clamps a requested timeout to the allowed range. */
@@ -129,6 +133,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     // Created here, fresh and never through a link; the sandbox binds this one file writable.
     closeSync(createBeneath(sessionDir, `shell/${id}.cwd`));
     const sandboxWanted = mode !== 'off' && input.dangerouslyDisableSandbox !== true;
+    const proxy =
+      sandboxWanted && !allowNetwork && probe().available
+        ? await startCallProxy(context, options.sandboxNetwork)
+        : undefined;
     const invocation = buildBashInvocation({
       command: input.command,
       cwdFile,
@@ -145,8 +153,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         allowUnixSockets: options.allowUnixSockets ?? false,
         writableSessionFiles: [canonicalPath(cwdFile)],
         ...(sandboxWanted ? sandboxExtras(context) : {}),
+        ...(proxy ? { networkProxy: true } : {}),
       },
     });
+    const releaseProxy = () => void proxy?.close();
     const notes: string[] = [];
     if (startNote) notes.push(startNote);
     if (invocation.sandboxUnavailableReason !== undefined) {
@@ -168,6 +178,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     const inBackground = input.run_in_background === true;
     if (inBackground && !tasks) {
       invocation.cleanup();
+      releaseProxy();
       throw new EfferentError(
         ErrorCodes.toolFailed,
         'Background commands need a session (context.run.resources); run the command without run_in_background.',
@@ -197,7 +208,13 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
           ? 'on-timeout'
           : 'never',
       onProgress,
-      onExit: () => invocation.cleanup(),
+      onExit: () => {
+        invocation.cleanup();
+        releaseProxy();
+      },
+      ...(proxy && invocation.needsIpc
+        ? { onSpawnWithIpc: (child: ChildProcess) => proxy.attach(child) }
+        : {}),
       ...(tasks ? { tasks } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
@@ -249,6 +266,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       if (interpretation.meaning !== undefined) data.returnCodeInterpretation = interpretation.meaning;
     }
     if (exit.signal !== null && !data.interrupted) notes.push(`Command was killed by ${exit.signal}.`);
+    // Every connection the sandbox refused, so the model asks instead of retrying.
+    if (proxy) notes.push(...proxy.blocked);
     if (notes.length > 0) data.notes = notes;
 
     const result: ToolResult<ShellOutput> = { data };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ToolUseContext } from '../../../core/index.ts';
 import { homeDirectory, workingDirectories } from '../paths.ts';
 import { sandboxTmpKey } from './sandbox.ts';
+import { sandboxConfigurationKey } from '../../../sandbox/config.ts';
 
 /** How far the search for paths the Read deny rules cover goes, per call. */
 export const hiddenPathScan = { maxDepth: 8, maxEntries: 20_000, homeDepth: 2, homeEntries: 4_000 } as const;
@@ -15,10 +16,15 @@ export const hiddenPathScan = { maxDepth: 8, maxEntries: 20_000, homeDepth: 2, h
  * has no Read deny rule.
  */
 export function hiddenPathsFor(context: Pick<ToolUseContext, 'run'>): string[] {
-  const denied = context.run.isReadDenied;
-  if (!denied) return [];
-  const cwd = context.run.cwd;
   const found = new Set<string>();
+  // `sandbox.filesystem.denyRead`: paths, not patterns, so no walk is needed.
+  for (const path of context.run.resources?.peek(sandboxConfigurationKey)?.configuration.denyRead ?? []) {
+    const real = realPath(path);
+    if (real) found.add(real);
+  }
+  const denied = context.run.isReadDenied;
+  if (!denied) return [...found];
+  const cwd = context.run.cwd;
   const walk = (root: string, maxDepth: number, maxEntries: number) => {
     let seen = 0;
     let level = [root];

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { relative } from 'node:path';
@@ -45,6 +45,11 @@ export interface ShellRunOptions {
    * created fresh below it without following any link, so nothing planted there redirects them.
    */
   outputRoot?: string;
+  /**
+   * Spawn with an IPC channel (after the inherited descriptors) and hand the child to this function
+   * before anything else: the sandbox's network relay talks to efferent's proxy over it.
+   */
+  onSpawnWithIpc?: (child: ChildProcess) => void;
 }
 
 /** Creates an output file: fresh and link-free below `root` when given, else never through a final link. */
@@ -101,8 +106,15 @@ export class ShellRun {
         // detached = setsid(): its own session and process group, and no controlling terminal,
         // so the whole tree can be signalled and nothing can inject input into our terminal.
         detached: true,
-        stdio: ['ignore', stdoutFd, stderrFd, ...(options.inheritedFds ?? [])],
+        stdio: [
+          'ignore',
+          stdoutFd,
+          stderrFd,
+          ...(options.inheritedFds ?? []),
+          ...(options.onSpawnWithIpc ? (['ipc'] as const) : []),
+        ],
       });
+      options.onSpawnWithIpc?.(child);
     } finally {
       closeSync(stdoutFd);
       closeSync(stderrFd);
