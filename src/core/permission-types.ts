@@ -120,6 +120,11 @@ export interface PermissionRequest {
   toolUseId: string;
   context: ToolUseContext;
   hookDecision?: HookPermissionDecision;
+  /**
+   * Evaluate only: rules, modes, the tool's own check and the safety checks decide, and an `ask` is
+   * returned as it is — no PermissionRequest hook, classifier or prompt runs, and nothing is saved.
+   */
+  dryRun?: boolean;
 }
 
 /** The permission stage of the pipeline: rules, modes, prompts and classifier behind one call. */
