@@ -31,8 +31,6 @@ export interface RunHost {
   /** The session's current context (cwd and mode after earlier runs and calls). */
   context(): ToolUseContext;
   setContext(context: ToolUseContext): void;
-  /** Whether prompts can be answered at all (the session has an `askUser`). */
-  canAsk: boolean;
   /** Routes "ask later" answers to this run until `end` is called; presets answer prompts by call id. */
   beginRun(onDeferred: (prompt: PermissionPrompt) => void): {
     deferred: ReadonlyMap<string, PermissionPrompt>;
@@ -65,11 +63,6 @@ export function checkResume(host: RunHost, options: SessionRunOptions): void {
     throw new EfferentError(
       ErrorCodes.usage,
       'resume is not a pending state from session.run (expected version 1); pass `result.pending` as it was stored.',
-    );
-  if (!host.canAsk)
-    throw new EfferentError(
-      ErrorCodes.usage,
-      'Resuming needs a session created with `askUser` (for example `askLater`), so the answers reach the permission engine.',
     );
   const missing = pending.prompts.filter((prompt) => !options.answers?.[prompt.toolUseId]);
   if (missing.length > 0)

@@ -95,18 +95,23 @@ export function chooseTools(
   return [...new Set(chosen)];
 }
 
-/** Routes the session's prompts: preset answers first (resume), then the caller's; "ask later" is recorded. */
+/**
+ * Routes the session's prompts: an answer given in advance for a call (resume, a framework's own
+ * approval) first, then the caller's `askUser`; "ask later" is recorded for the running `run`.
+ */
 export function createPromptRouter(ask: SessionAskUser | undefined) {
   const presets = new Map<string, PermissionPromptAnswer>();
   let onDeferred: ((prompt: PermissionPrompt) => void) | undefined;
   const deferred = new Map<string, PermissionPrompt>();
-  const askUser: AskUser | undefined = ask
+  const takePreset = (toolUseId: string) => {
+    const preset = presets.get(toolUseId);
+    presets.delete(toolUseId);
+    return preset;
+  };
+  const withCaller: AskUser | undefined = ask
     ? async (prompt, signal) => {
-        const preset = presets.get(prompt.toolUseId);
-        if (preset) {
-          presets.delete(prompt.toolUseId);
-          return preset;
-        }
+        const preset = takePreset(prompt.toolUseId);
+        if (preset) return preset;
         const answer = await ask(prompt, signal);
         if (answer.choice !== 'ask-later') return answer;
         deferred.set(prompt.toolUseId, prompt);
@@ -117,19 +122,33 @@ export function createPromptRouter(ask: SessionAskUser | undefined) {
         };
       }
     : undefined;
+  // Without a caller's prompt, only calls answered in advance have someone to answer them.
+  const presetsOnly: AskUser = async (prompt) =>
+    takePreset(prompt.toolUseId) ?? { choice: 'deny', feedback: 'no one is available to approve it' };
   return {
-    askUser,
+    /** The prompt the resolver uses now; undefined means nobody can answer (the resolver explains). */
+    current(): AskUser | undefined {
+      return withCaller ?? (presets.size > 0 ? presetsOnly : undefined);
+    },
+    preset(toolUseId: string, answer: PermissionPromptAnswer): void {
+      presets.set(toolUseId, answer);
+    },
+    forget(toolUseId: string): void {
+      presets.delete(toolUseId);
+    },
     beginRun(listener: (prompt: PermissionPrompt) => void) {
       deferred.clear();
       onDeferred = listener;
+      const given: string[] = [];
       return {
         deferred: deferred as ReadonlyMap<string, PermissionPrompt>,
         preset(toolUseId: string, answer: PermissionPromptAnswer) {
+          given.push(toolUseId);
           presets.set(toolUseId, answer);
         },
         end() {
           if (onDeferred === listener) onDeferred = undefined;
-          presets.clear();
+          for (const toolUseId of given) presets.delete(toolUseId);
         },
       };
     },

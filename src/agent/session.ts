@@ -4,6 +4,7 @@ import {
   createToolUseContext,
   EfferentError,
   type PermissionMode,
+  type PermissionPromptAnswer,
   type PermissionResolver,
   type PermissionTarget,
   type RunToolUse,
@@ -11,6 +12,13 @@ import {
   type ToolUseContext,
   type UiCallbacks,
 } from '../core/index.ts';
+import {
+  type AdapterOptions,
+  type AiSdkTool,
+  type OpenAIAgentsTool,
+  toAiSdkTools,
+  toOpenAIAgentsTools,
+} from '../adapters/index.ts';
 import { type ResultBudget, createResultBudget } from '../budget/index.ts';
 import {
   createHookInput,
@@ -66,7 +74,14 @@ export interface Session extends AsyncDisposable {
   callTool(
     name: string,
     input: Record<string, unknown>,
-    options?: { id?: string; onProgress?: (data: unknown) => void },
+    options?: {
+      id?: string;
+      onProgress?: (data: unknown) => void;
+      /** Aborting interrupts the call (it follows its interrupt behaviour). */
+      signal?: AbortSignal;
+      /** Answers this call's permission prompt, if it asks (your own approval flow already asked). */
+      answer?: PermissionPromptAnswer;
+    },
   ): Promise<ToolResultBlock>;
   resolvePermission: PermissionResolver;
   /** The session's hooks; `dispose()` ends their background (`async`) runs. */
@@ -87,6 +102,10 @@ export interface Session extends AsyncDisposable {
    * on the session's current context without prompting, running hooks or a classifier.
    */
   wouldAsk(name: string, input: Record<string, unknown>): Promise<WouldAsk>;
+  /** The pool as Vercel AI SDK tools, with efferent's pipeline, scheduling, cwd tracking and budgets. */
+  toAiSdkTools(options?: AdapterOptions): Promise<Record<string, AiSdkTool>>;
+  /** The pool as OpenAI Agents JS function tools, with the same guarantees as `toAiSdkTools`. */
+  toOpenAIAgentsTools(options?: AdapterOptions): Promise<OpenAIAgentsTool[]>;
   /** Kills background hooks and releases background shells, the REPL and other session resources. */
   dispose(): Promise<void>;
 }
@@ -332,11 +351,10 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     }),
   });
   const prompts = createPromptRouter(options.askUser);
-  const resolvePermission = createPermissionResolver({
+  const resolverOptions: PermissionResolverOptions = {
     settings,
     home,
     onPermissionRequest: permissionRequestHook(hooks),
-    ...(prompts.askUser ? { askUser: prompts.askUser } : {}),
     ...(options.persistRules === false
       ? { persistRules: async () => [] }
       : options.persistRules
@@ -345,7 +363,11 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     // Auto mode's default reviewer is rule-based: it never allows, it explains why a person is asked.
     classifier: options.classifier ?? createRuleBasedClassifier(),
     ...(shell ? { shell } : {}),
-  });
+  };
+  // Read at each ask: answers given in advance (resume, a framework's approval) reach the resolver
+  // even in a session without a prompt.
+  Object.defineProperty(resolverOptions, 'askUser', { get: prompts.current, enumerable: true });
+  const resolvePermission = createPermissionResolver(resolverOptions);
   const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
   const runTool = createToolRunner({
     tools,
@@ -373,13 +395,26 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       name,
       input,
     };
-    for await (const event of runTool(block, current)) {
-      if (event.type === 'progress') callOptions.onProgress?.(event.data);
-      else {
-        // A `cd` (or another context change) carries over to the session's next call.
-        if (event.contextModifier) current = event.contextModifier(current);
-        return event.result;
+    if (callOptions.answer) prompts.preset(block.id, callOptions.answer);
+    let callContext = current;
+    const signal = callOptions.signal;
+    if (signal) {
+      const controller = new AbortController();
+      if (signal.aborted) controller.abort(signal.reason);
+      else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+      callContext = { ...current, run: { ...current.run, abortController: controller } };
+    }
+    try {
+      for await (const event of runTool(block, callContext)) {
+        if (event.type === 'progress') callOptions.onProgress?.(event.data);
+        else {
+          // A `cd` (or another context change) carries over to the session's next call.
+          if (event.contextModifier) current = event.contextModifier(current);
+          return event.result;
+        }
       }
+    } finally {
+      prompts.forget(block.id);
     }
     throw new EfferentError('internal', 'The pipeline ended without a result.');
   };
@@ -405,11 +440,12 @@ export async function createSession(options: SessionOptions): Promise<Session> {
           setContext: (next) => {
             current = next;
           },
-          canAsk: prompts.askUser !== undefined,
           beginRun: prompts.beginRun,
         },
         runOptions,
       ),
+    toAiSdkTools: (adapterOptions) => toAiSdkTools(session, adapterOptions),
+    toOpenAIAgentsTools: (adapterOptions) => toOpenAIAgentsTools(session, adapterOptions),
     wouldAsk: (name, input) =>
       wouldAsk({ tools, allTools, resolvePermission, context: current }, name, input),
     dispose,

@@ -50,7 +50,7 @@ function resultsSent(request: ModelRequest | undefined): ToolResultBlock[] {
   return (last?.content ?? []).filter((block): block is ToolResultBlock => block.type === 'tool_result');
 }
 
-describe('session.run', () => {
+describe('session.run', { timeout: 30_000 }, () => {
   it('streams flat events and resolves its result, with the session’s tools and pipeline', async () => {
     const { session, ws } = await open({});
     const requests: ModelRequest[] = [];
