@@ -28,6 +28,7 @@ describe('public API', () => {
       'TodoWriteTool',
       'WriteTool',
       'analyzeCommand',
+      'askLater',
       'assembleToolPool',
       'buildTool',
       'checkPermissionCase',
@@ -93,7 +94,9 @@ describe('public API', () => {
       'subagentFieldPolicy',
       'systemReminder',
       'textBlock',
+      'toAiSdkTools',
       'toGeminiSchema',
+      'toOpenAIAgentsTools',
       'toProviderTool',
       'toProviderTools',
       'toolInputJsonSchema',
@@ -106,6 +109,12 @@ describe('public API', () => {
 
   it('ships test doubles under efferent/testing', async () => {
     const testing = await import('../src/testing/index.ts');
-    expect(Object.keys(testing).sort()).toEqual(['createScriptedTool', 'createTempWorkspace']);
+    expect(Object.keys(testing).sort()).toEqual([
+      'TurnBuilder',
+      'createScriptedProvider',
+      'createScriptedTool',
+      'createTempWorkspace',
+      'turn',
+    ]);
   });
 });

@@ -2,4 +2,4 @@
 export type { AdapterOptions, AdapterSession } from './adapter-session.ts';
 export { type AiSdkModelOutput, type AiSdkSchema, type AiSdkTool, toAiSdkTools } from './ai-sdk.ts';
 export type { AdaptedResult } from './call-scheduler.ts';
-export { type OpenAIAgentsTool, toOpenAIAgentsTools } from './openai-agents.ts';
+export { type OpenAIAgentsParameters, type OpenAIAgentsTool, toOpenAIAgentsTools } from './openai-agents.ts';

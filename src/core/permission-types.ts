@@ -144,7 +144,14 @@ export interface PermissionPrompt {
   suggestions: PermissionSuggestion[];
 }
 
-/** A person's answer to a {@link PermissionPrompt}. */
+/**
+ * A person's answer to a {@link PermissionPrompt}:
+ * - `allow-once` runs this call only;
+ * - `allow-session` also adds the prompt's `suggestions` as rules for the rest of the session;
+ * - `allow-always` also saves them (`.efferent/settings.local.json`, or the session's `persistRules`);
+ * - `deny` refuses; `feedback` is passed to the model with the refusal.
+ * `updatedInput` runs the call with a corrected input instead of the requested one.
+ */
 export type PermissionPromptAnswer =
   | { choice: 'allow-once' | 'allow-session' | 'allow-always'; updatedInput?: Record<string, unknown> }
   | { choice: 'deny'; feedback?: string };
