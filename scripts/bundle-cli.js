@@ -29,3 +29,21 @@ await build({
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as efferentCreateRequire } from 'node:module';\nconst require = efferentCreateRequire(import.meta.url);" },
 });
+
+// The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
+// modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
+// with efferent. Every package stays external; types come from tsc's declarations in dist/.
+await build({
+  entryPoints: {
+    index: join(root, 'src', 'index.ts'),
+    'testing/index': join(root, 'src', 'testing', 'index.ts'),
+  },
+  outdir: join(root, 'dist', 'bundle'),
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
