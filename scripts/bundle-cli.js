@@ -2,6 +2,7 @@
 // Bundles the CLI into one file (dist/cli/bundle.js): starting a command then reads one module instead
 // of several hundred, which is most of a short command's time. Packages with native code, WebAssembly
 // located at run time, or that are loaded only on use stay external.
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -47,3 +48,10 @@ await build({
   packages: 'external',
   logLevel: 'warning',
 });
+
+// The bash grammar is the one data file the parser loads at run time.
+mkdirSync(join(root, 'dist', 'shell', 'grammar'), { recursive: true });
+copyFileSync(
+  join(root, 'src', 'shell', 'grammar', 'tree-sitter-bash.wasm'),
+  join(root, 'dist', 'shell', 'grammar', 'tree-sitter-bash.wasm'),
+);
