@@ -2,6 +2,7 @@
 // Bundles the CLI into one file (dist/cli/bundle.js): starting a command then reads one module instead
 // of several hundred, which is most of a short command's time. Packages with native code, WebAssembly
 // located at run time, or that are loaded only on use stay external.
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -29,3 +30,28 @@ await build({
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as efferentCreateRequire } from 'node:module';\nconst require = efferentCreateRequire(import.meta.url);" },
 });
+
+// The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
+// modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
+// with efferent. Every package stays external; types come from tsc's declarations in dist/.
+await build({
+  entryPoints: {
+    index: join(root, 'src', 'index.ts'),
+    'testing/index': join(root, 'src', 'testing', 'index.ts'),
+  },
+  outdir: join(root, 'dist', 'bundle'),
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
+
+// The bash grammar is the one data file the parser loads at run time.
+mkdirSync(join(root, 'dist', 'shell', 'grammar'), { recursive: true });
+copyFileSync(
+  join(root, 'src', 'shell', 'grammar', 'tree-sitter-bash.wasm'),
+  join(root, 'dist', 'shell', 'grammar', 'tree-sitter-bash.wasm'),
+);

@@ -30,6 +30,7 @@ describe('public API', () => {
       'ToolSearchTool',
       'WriteTool',
       'analyzeCommand',
+      'askLater',
       'assembleToolPool',
       'buildTool',
       'checkPermissionCase',
@@ -102,8 +103,10 @@ describe('public API', () => {
       'subagentFieldPolicy',
       'systemReminder',
       'textBlock',
+      'toAiSdkTools',
       'toAnthropicSchema',
       'toGeminiSchema',
+      'toOpenAIAgentsTools',
       'toOpenAISchema',
       'toOpenAIStrictSchema',
       'toProviderTool',
@@ -119,6 +122,12 @@ describe('public API', () => {
 
   it('ships test doubles under efferent/testing', async () => {
     const testing = await import('../src/testing/index.ts');
-    expect(Object.keys(testing).sort()).toEqual(['createScriptedTool', 'createTempWorkspace']);
+    expect(Object.keys(testing).sort()).toEqual([
+      'TurnBuilder',
+      'createScriptedProvider',
+      'createScriptedTool',
+      'createTempWorkspace',
+      'turn',
+    ]);
   });
 });

@@ -21,8 +21,11 @@ const allowed: Record<string, readonly string[]> = {
   registry: ['core', 'tools'],
   pipeline: ['core', 'registry', 'permissions', 'shell', 'hooks', 'budget', 'telemetry'],
   executor: ['core', 'pipeline', 'registry', 'telemetry'],
+  // Adapters see the tool contract and the budget; sessions reach them structurally typed.
+  adapters: ['core', 'budget'],
   agent: [
     'core',
+    'adapters',
     'executor',
     'pipeline',
     'providers',

@@ -10,7 +10,9 @@ export type AgentStopReason =
   | 'aborted'
   | 'error'
   /** A hook asked the loop to stop after a tool result. */
-  | 'hook_stop';
+  | 'hook_stop'
+  /** A permission prompt was answered "ask later"; the run can resume with the answer. */
+  | 'awaiting_approval';
 
 /** Token totals of a run, with a cost when the model's price is known. */
 export interface UsageTotals extends TokenUsage {

@@ -3,5 +3,22 @@ export type { AgentDone, AgentEvent, AgentStopReason, UsageTotals } from './agen
 export { missingResultText, normalizeMessagesForApi } from './normalize-messages.ts';
 export { addUsage, costOf, type ModelPrice, modelPrices, priceOf } from './pricing.ts';
 export { type RunAgentOptions, runAgent } from './run-agent.ts';
+export type {
+  AgentRun,
+  PendingApproval,
+  RunEvent,
+  RunResult,
+  RunStreamEvent,
+  RunToolEvent,
+  SessionRunOptions,
+} from './run-events.ts';
 export { createSession, type Session, type SessionOptions } from './session.ts';
+export {
+  type AskLaterAnswer,
+  askLater,
+  type SessionAskAnswer,
+  type SessionAskUser,
+  type ToolChoice,
+} from './session-setup.ts';
+export type { WouldAsk } from './would-ask.ts';
 export { isWorkspaceTrusted, trustStorePath, trustWorkspace } from './workspace-trust.ts';

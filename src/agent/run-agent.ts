@@ -43,6 +43,11 @@ export interface RunAgentOptions {
   executeAfterStreamEnd?: boolean;
   /** Keeps each turn's tool results together under the per-turn budget (largest fresh ones go to disk). */
   resultBudget?: ResultBudget;
+  /**
+   * Asked after each turn's tool results: true stops the run there with `awaiting_approval` (a call
+   * waits for an answer given later, e.g. in another process).
+   */
+  awaitingApproval?: () => boolean;
 }
 
 /** Applies the per-turn budget; tools that limit themselves at the source (Infinity) are kept inline. */
@@ -165,6 +170,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
         yield { type: 'tool_results', turn, message: results, at: now() };
       }
 
+      if (outcome.toolResults.length > 0 && options.awaitingApproval?.())
+        return yield finish('awaiting_approval', turn, outcome);
       if (controller.signal.aborted || outcome.stopReason === 'aborted')
         return yield finish('aborted', turn, outcome);
       if (outcome.stopReason === 'error') return yield finish('error', turn, outcome);

@@ -1,7 +1,6 @@
 import { homedir } from 'node:os';
 import {
   type AnyTool,
-  type AskUser,
   chooseDeferredTools,
   createToolUseContext,
   DeferredTools,
@@ -9,6 +8,7 @@ import {
   EfferentError,
   parseToolSearchMode,
   type PermissionMode,
+  type PermissionPromptAnswer,
   type PermissionResolver,
   type PermissionTarget,
   type PreparedShellAnalysis,
@@ -17,6 +17,13 @@ import {
   type ToolUseContext,
   type UiCallbacks,
 } from '../core/index.ts';
+import {
+  type AdapterOptions,
+  type AiSdkTool,
+  type OpenAIAgentsTool,
+  toAiSdkTools,
+  toOpenAIAgentsTools,
+} from '../adapters/index.ts';
 import { type ResultBudget, createResultBudget } from '../budget/index.ts';
 import {
   createHookInput,
@@ -25,6 +32,7 @@ import {
   type HookRunner,
   type HooksSettings,
   hookOutputDir,
+  type InProcessHook,
   type OwnedHookRunner,
 } from '../hooks/index.ts';
 import {
@@ -35,17 +43,29 @@ import {
   createRuleBasedClassifier,
   type LoadedSettings,
   loadDefaultShellAnalyzer,
+  type PermissionResolverOptions,
   loadSettings,
   matchesRuleCondition,
   type PermissionRequestHookResult,
   type ShellAnalyzer,
   toolNameMatches,
 } from '../permissions/index.ts';
-import { createToolRunner } from '../pipeline/index.ts';
+import { createToolRunner, type ToolRunnerDeps } from '../pipeline/index.ts';
 import { adoptPreparedAnalysis } from '../shell/index.ts';
 import { preparedCallOf } from '../core/prepared-call.ts';
 import { findToolByName } from '../core/tool-lookup.ts';
 import { assembleToolPool, type FeatureFlags, getAllBaseTools, ToolSearchTool } from '../registry/index.ts';
+import type { AgentRun, SessionRunOptions } from './run-events.ts';
+import { startRun } from './session-run.ts';
+import {
+  checkWorkingDirectory,
+  chooseTools,
+  createPromptRouter,
+  disposeBeforeExit,
+  type SessionAskUser,
+  type ToolChoice,
+} from './session-setup.ts';
+import { type WouldAsk, wouldAsk } from './would-ask.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 import { sandboxConfigurationKey } from '../sandbox/config.ts';
 
@@ -63,17 +83,40 @@ export interface Session extends AsyncDisposable {
   callTool(
     name: string,
     input: Record<string, unknown>,
-    options?: { id?: string; onProgress?: (data: unknown) => void },
+    options?: {
+      id?: string;
+      onProgress?: (data: unknown) => void;
+      /** Aborting interrupts the call (it follows its interrupt behaviour). */
+      signal?: AbortSignal;
+      /** Answers this call's permission prompt, if it asks (your own approval flow already asked). */
+      answer?: PermissionPromptAnswer;
+    },
   ): Promise<ToolResultBlock>;
   resolvePermission: PermissionResolver;
   /** The session's hooks; `dispose()` ends their background (`async`) runs. */
   hooks: OwnedHookRunner;
   /** Apply `applyToTurn` to each turn's results (runAgent does when given it). */
   resultBudget: ResultBudget;
-  context: ToolUseContext;
+  /** The current context: a `cd` or mode change made by `callTool` or `run` carries over. */
+  readonly context: ToolUseContext;
   settings: LoadedSettings;
   /** Which tools are deferred (sent by name until ToolSearch loads them); empty when none are. */
   deferredTools: DeferredTools;
+  /**
+   * Runs the agent loop on this session: `for await (const event of session.run({ provider, prompt }))`
+   * for flat events, or `await session.run(...).result` for the outcome. Tools, pipeline, result
+   * budget and context come from the session; the context after the run becomes the session's.
+   */
+  run(options: SessionRunOptions): AgentRun;
+  /**
+   * Would this call need approval? Evaluates rules, mode, the tool's own check and the safety checks
+   * on the session's current context without prompting, running hooks or a classifier.
+   */
+  wouldAsk(name: string, input: Record<string, unknown>): Promise<WouldAsk>;
+  /** The pool as Vercel AI SDK tools, with efferent's pipeline, scheduling, cwd tracking and budgets. */
+  toAiSdkTools(options?: AdapterOptions): Promise<Record<string, AiSdkTool>>;
+  /** The pool as OpenAI Agents JS function tools, with the same guarantees as `toAiSdkTools`. */
+  toOpenAIAgentsTools(options?: AdapterOptions): Promise<OpenAIAgentsTool[]>;
   /** Kills background hooks and releases background shells, the REPL and other session resources. */
   dispose(): Promise<void>;
 }
@@ -98,12 +141,34 @@ export interface SessionOptions {
   /** Also read Claude Code's `.claude/` settings files. */
   claudeCompat?: boolean;
   managedSettingsPath?: string;
-  /** The interactive prompt; without it, asks resolve with nobody to answer (refused with an explanation). */
-  askUser?: AskUser;
+  /**
+   * The permission prompt; without it, asks resolve with nobody to answer (refused with an
+   * explanation). It may answer `ask-later` (see {@link askLater}) to stop `run` and resume later.
+   */
+  askUser?: SessionAskUser;
   /** Auto mode's classifier; default the rule-based one, which never allows (a person decides). */
   classifier?: AutoModeClassifier;
-  /** Tools besides the built-ins: MCP tools (with `mcpInfo`) or your own. */
+  /**
+   * The tools by inclusion: built-in names (or aliases) and your own tool objects, e.g.
+   * `['Read', 'Glob', WordCount]`. Default: every built-in. Tools answering to one name are refused.
+   */
+  tools?: readonly ToolChoice[];
+  /** Tools besides `tools` (or the built-ins): MCP tools (with `mcpInfo`) or your own. */
   extraTools?: readonly AnyTool[];
+  /** In-process hooks, run with the settings files' command hooks (Claude Code's contract). */
+  hooks?: readonly InProcessHook[];
+  /** Called with what a tool threw, stack intact (the model gets an error result either way). */
+  onToolError?: ToolRunnerDeps['onToolError'];
+  /**
+   * Where "always allow" answers are saved. Default: `.efferent/settings.local.json` under the
+   * project root; `false` keeps them for this session only; a function stores them elsewhere.
+   */
+  persistRules?: false | NonNullable<PermissionResolverOptions['persistRules']>;
+  /**
+   * Dispose the session when the event loop empties (`beforeExit`), so a process that forgot
+   * `dispose()` still ends; default true.
+   */
+  disposeOnExit?: boolean;
   flags?: FeatureFlags;
   env?: Readonly<Record<string, string | undefined>>;
   sessionDir?: string;
@@ -264,6 +329,7 @@ function permissionRequestHook(hooks: HookRunner) {
  * runner, the result budget, the 14-step pipeline and a fresh context.
  */
 export async function createSession(options: SessionOptions): Promise<Session> {
+  await checkWorkingDirectory(options.cwd);
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const cli: CliSettingsInput = { ...options.cli };
@@ -282,7 +348,11 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const allTools = getAllBaseTools(options.flags);
   const extra = options.extraTools ?? [];
   const poolInput = {
-    builtIns: [...allTools, ...extra.filter((tool) => !tool.mcpInfo)],
+    builtIns: chooseTools(
+      allTools,
+      options.tools,
+      extra.filter((tool) => !tool.mcpInfo),
+    ),
     mcpTools: extra.filter((tool) => tool.mcpInfo),
     isDenied: blanketDenyCheck(settings),
   };
@@ -318,6 +388,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   }
   const hooks = createHookRunner({
     hooks: mergeHooks(settings),
+    ...(options.hooks ? { callbacks: options.hooks } : {}),
     projectDir: settings.projectRoot,
     env,
     disabled: settings.disableAllHooks,
@@ -341,15 +412,24 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       shell,
     }),
   });
-  const resolvePermission = createPermissionResolver({
+  const prompts = createPromptRouter(options.askUser);
+  const resolverOptions: PermissionResolverOptions = {
     settings,
     home,
     onPermissionRequest: permissionRequestHook(hooks),
-    ...(options.askUser ? { askUser: options.askUser } : {}),
+    ...(options.persistRules === false
+      ? { persistRules: async () => [] }
+      : options.persistRules
+        ? { persistRules: options.persistRules }
+        : {}),
     // Auto mode's default reviewer is rule-based: it never allows, it explains why a person is asked.
     classifier: options.classifier ?? createRuleBasedClassifier(),
     ...(shell ? { shell } : {}),
-  });
+  };
+  // Read at each ask: answers given in advance (resume, a framework's approval) reach the resolver
+  // even in a session without a prompt.
+  Object.defineProperty(resolverOptions, 'askUser', { get: prompts.current, enumerable: true });
+  const resolvePermission = createPermissionResolver(resolverOptions);
   const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
   const deferredTools = context.run.resources?.get(deferredToolsKey) ?? new DeferredTools();
   deferredTools.setDeferred([...deferredNames].filter((name) => tools.some((tool) => tool.name === name)));
@@ -360,8 +440,12 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     hooks,
     budget: resultBudget,
     deferred: deferredTools,
+    ...(options.onToolError ? { onToolError: options.onToolError } : {}),
   });
+  let current = context;
+  let forgetOnExit = () => {};
   const dispose = async () => {
+    forgetOnExit();
     // Both run even if one fails: no background hook or shell may outlive the session.
     const results = await Promise.allSettled([hooks.dispose(), context.run.resources?.dispose()]);
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
@@ -378,13 +462,30 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       name,
       input,
     };
-    for await (const event of runTool(block, context)) {
-      if (event.type === 'progress') callOptions.onProgress?.(event.data);
-      else return event.result;
+    if (callOptions.answer) prompts.preset(block.id, callOptions.answer);
+    let callContext = current;
+    const signal = callOptions.signal;
+    if (signal) {
+      const controller = new AbortController();
+      if (signal.aborted) controller.abort(signal.reason);
+      else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+      callContext = { ...current, run: { ...current.run, abortController: controller } };
+    }
+    try {
+      for await (const event of runTool(block, callContext)) {
+        if (event.type === 'progress') callOptions.onProgress?.(event.data);
+        else {
+          // A `cd` (or another context change) carries over to the session's next call.
+          if (event.contextModifier) current = event.contextModifier(current);
+          return event.result;
+        }
+      }
+    } finally {
+      prompts.forget(block.id);
     }
     throw new EfferentError('internal', 'The pipeline ended without a result.');
   };
-  return {
+  const session: Session = {
     tools,
     allTools,
     runTool,
@@ -392,10 +493,32 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     resolvePermission,
     hooks,
     resultBudget,
-    context,
+    get context() {
+      return current;
+    },
     settings,
     deferredTools,
+    run: (runOptions) =>
+      startRun(
+        {
+          tools,
+          runTool,
+          resultBudget,
+          context: () => current,
+          setContext: (next) => {
+            current = next;
+          },
+          beginRun: prompts.beginRun,
+        },
+        runOptions,
+      ),
+    toAiSdkTools: (adapterOptions) => toAiSdkTools(session, adapterOptions),
+    toOpenAIAgentsTools: (adapterOptions) => toOpenAIAgentsTools(session, adapterOptions),
+    wouldAsk: (name, input) =>
+      wouldAsk({ tools, allTools, resolvePermission, context: current }, name, input),
     dispose,
     [Symbol.asyncDispose]: dispose,
   };
+  if (options.disposeOnExit !== false) forgetOnExit = disposeBeforeExit(dispose);
+  return session;
 }

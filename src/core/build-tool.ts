@@ -15,9 +15,18 @@ import type {
 
 /** What a tool author writes. Everything not listed as required has a fail-closed default. */
 export interface ToolDefinition<Input extends Record<string, unknown>, Output, Progress = never> {
+  /** The name the model sees: `^[a-zA-Z0-9_-]{1,64}$`, unique in the session's pool. */
   name: string;
+  /** Validates the model's input at run time; its JSON Schema is what the model is shown. */
   inputSchema: z.ZodType<Input>;
+  /** The description the model reads: when to use the tool, what it returns, its limits. */
   prompt: string | ((options: PromptOptions) => string | Promise<string>);
+  /**
+   * Runs the tool. Return `{ data }` (and optionally `newMessages` or a `contextModifier`); throw an
+   * `EfferentError` for expected failures, whose message the model reads. Anything else thrown is
+   * reported to the model as "<name> failed: <message>" and to `onToolError` with its stack.
+   * `canUseTool` checks a nested call's permission; `onProgress` streams progress to the UI.
+   */
   call(
     input: Input,
     context: ToolUseContext,
@@ -25,29 +34,56 @@ export interface ToolDefinition<Input extends Record<string, unknown>, Output, P
     onProgress: (progress: ToolProgress<Progress>) => void,
     toolUseId: string,
   ): Promise<ToolResult<Output>>;
+  /** Former names; old transcripts and rules that use them still resolve. Default none. */
   aliases?: readonly string[];
+  /** 3–10 words that help ToolSearch find the tool when it is deferred. */
   searchHint?: string;
+  /** A JSON Schema sent instead of the one derived from `inputSchema` (MCP tools). */
   inputJSONSchema?: JsonSchema;
+  /** OpenAI strict mode; only honoured when the schema allows it. Default false. */
   strict?: boolean;
+  /** A short summary of one call for UIs and messages. Default: the tool's name. */
   description?: (input: Partial<Input>) => string;
+  /** Checks beyond the schema; `{ ok: false, message }` becomes an error result. Default: ok. */
   validateInput?: (input: Input, context: ToolUseContext) => Promise<ValidationResult>;
+  /**
+   * The tool's own objection (`deny`, `ask`) or `passthrough`; rules and modes still decide.
+   * Default: passthrough, never an unconditional allow.
+   */
   checkPermissions?: (input: Input, context: ToolUseContext) => Promise<ToolPermissionResult>;
+  /** What permission rules match against (a command, a path, a URL). Default `{ kind: 'none' }`. */
   permissionTarget?: (input: Input, context: ToolUseContext) => PermissionTarget;
+  /** False hides the tool from the pool. Default true. */
   isEnabled?: () => boolean;
+  /** True lets this call run in parallel with other safe calls. Default false (runs alone). */
   isConcurrencySafe?: (input: Input) => boolean;
+  /** True when the call changes nothing; modes and the read-only checks use it. Default false. */
   isReadOnly?: (input: Input) => boolean;
+  /** True when the call deletes or overwrites irreversibly. Default false. */
   isDestructive?: (input: Input) => boolean;
+  /** On interrupt: `cancel` aborts the call, `block` lets it finish first. Default `block`. */
   interruptBehavior?: () => 'cancel' | 'block';
+  /** True: when this call fails, running sibling calls are cancelled. Default false. */
   cancelsSiblingsOnError?: (input: Input) => boolean;
+  /** Send the tool by name only until ToolSearch loads it. Default false. */
   shouldDefer?: boolean;
+  /** Never defer the tool, even when deferral is automatic. Default false. */
   alwaysLoad?: boolean;
+  /** Results longer than this (characters) are saved to disk with a preview; Infinity = self-limiting. */
   maxResultSizeChars?: number;
+  /** Adds derived fields (e.g. absolute paths) to a copy of the input for hooks and permission checks. */
   backfillObservableInput?: (input: Record<string, unknown>, context: ToolUseContext) => void;
+  /** What the auto-mode classifier sees of a call; '' (the default) skips the classifier. */
   toAutoClassifierInput?: (input: Input) => unknown;
+  /** Turns `data` into tool_result content. Default: strings as they are, anything else as JSON. */
   mapResultToBlock?: (output: Output, toolUseId: string) => ToolResultBlock;
+  /** The name shown to people. Default: `name`. */
   userFacingName?: (input?: Partial<Input>) => string;
+  /** Set for tools that come from an MCP server. */
   mcpInfo?: { serverName: string; toolName: string };
+  /** A one-line rendering of a call for a terminal UI. */
   renderToolUse?: (input: Partial<Input>) => string;
+  /** A one-line rendering of a result for a terminal UI. */
   renderResult?: (output: Output) => string;
   /** Prepares one call once; see {@link Tool.prepare}. */
   prepare?: (

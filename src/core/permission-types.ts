@@ -129,6 +129,11 @@ export interface PermissionRequest {
   hookDecision?: HookPermissionDecision;
   /** The call as prepared by the pipeline; `tool` is then its view (prepared answers for `input`). */
   prepared?: PreparedCall;
+  /**
+   * Evaluate only: rules, modes, the tool's own check and the safety checks decide, and an `ask` is
+   * returned as it is — no PermissionRequest hook, classifier or prompt runs, and nothing is saved.
+   */
+  dryRun?: boolean;
 }
 
 /** The permission stage of the pipeline: rules, modes, prompts and classifier behind one call. */
@@ -148,7 +153,14 @@ export interface PermissionPrompt {
   suggestions: PermissionSuggestion[];
 }
 
-/** A person's answer to a {@link PermissionPrompt}. */
+/**
+ * A person's answer to a {@link PermissionPrompt}:
+ * - `allow-once` runs this call only;
+ * - `allow-session` also adds the prompt's `suggestions` as rules for the rest of the session;
+ * - `allow-always` also saves them (`.efferent/settings.local.json`, or the session's `persistRules`);
+ * - `deny` refuses; `feedback` is passed to the model with the refusal.
+ * `updatedInput` runs the call with a corrected input instead of the requested one.
+ */
 export type PermissionPromptAnswer =
   | { choice: 'allow-once' | 'allow-session' | 'allow-always'; updatedInput?: Record<string, unknown> }
   | { choice: 'deny'; feedback?: string };

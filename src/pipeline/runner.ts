@@ -31,7 +31,7 @@ import { resolvePermission } from './stages/resolve-permission.ts';
 import { startClassifier } from './stages/start-classifier.ts';
 import { deferredNotLoaded, validateSchema } from './stages/validate-schema.ts';
 import { validateSemantics } from './stages/validate-semantics.ts';
-import { type CallFailure, type ToolRunnerDeps, toolUseError } from './types.ts';
+import { type CallFailure, type ToolErrorCall, type ToolRunnerDeps, toolUseError } from './types.ts';
 
 /** How a call ended, before it is reported. */
 interface Terminal {
@@ -53,6 +53,15 @@ function failureTerminal(toolUseId: string, failure: CallFailure): Terminal {
   const terminal: Terminal = { result, newMessages, outcome: failure.outcome, error: failure.error };
   if (failure.stopReason !== undefined) terminal.stopReason = failure.stopReason;
   return terminal;
+}
+
+/** Hands a thrown error to the developer's `onToolError`; a throwing callback never breaks the call. */
+function reportToolError(deps: ToolRunnerDeps, error: unknown, call: ToolErrorCall): void {
+  try {
+    deps.onToolError?.(error, call);
+  } catch {
+    // The callback is the developer's; the model's result must not depend on it.
+  }
 }
 
 /** The text the model reads when `call()` threw: an efferent error speaks for itself. */
@@ -193,6 +202,8 @@ async function* runStages(
       prepared: observed,
       ...pathOption,
     });
+    if (!isInterrupt)
+      reportToolError(deps, called.error, { toolName: tool.name, toolUseId, input, kind: 'tool_error' });
     const failure: CallFailure = isInterrupt
       ? abortedFailure()
       : { message, outcome: 'tool_error', error: called.error };
@@ -263,6 +274,12 @@ export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
         options,
       );
     } catch (error) {
+      reportToolError(deps, error, {
+        toolName: block.name,
+        toolUseId: block.id,
+        input: block.input,
+        kind: 'internal_error',
+      });
       terminal = failureTerminal(block.id, {
         message: toolUseError(
           `efferent failed internally while running ${block.name}: ${errorMessage(error)}. This is not caused by your input; continue without this call or try it once more.`,

@@ -36,6 +36,20 @@ export interface ToolRunnerDeps {
   telemetry?: Telemetry;
   /** The transcript path hooks are told about; defaults to `<sessionDir>/transcript.jsonl`. */
   transcriptPath?: (context: ToolUseContext) => string;
+  /**
+   * Called with what a tool's `call()` threw (or an internal failure), stack intact; the model still
+   * gets its error result. For developers: the model never sees the stack.
+   */
+  onToolError?: (error: unknown, call: ToolErrorCall) => void;
+}
+
+/** Which call failed, for {@link ToolRunnerDeps.onToolError}. */
+export interface ToolErrorCall {
+  toolName: string;
+  toolUseId: string;
+  input: Record<string, unknown>;
+  /** `tool_error`: the tool threw; `internal_error`: efferent failed around it. */
+  kind: 'tool_error' | 'internal_error';
 }
 
 /** A stage stopped the call: what the model reads, and how telemetry files it. */

@@ -8,7 +8,7 @@ import {
   type TokenUsage,
 } from '../core/index.ts';
 import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from './anthropic-request.ts';
-import { providerErrorEvent } from './provider-errors.ts';
+import { missingSdk, providerErrorEvent } from './provider-errors.ts';
 import { describeTools } from './tool-definitions.ts';
 import { ToolInputAccumulator } from './tool-input-accumulator.ts';
 
@@ -49,7 +49,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   const client = () => {
     pending ??= options.client
       ? Promise.resolve(options.client)
-      : import('@anthropic-ai/sdk').then(
+      : import('@anthropic-ai/sdk').catch(missingSdk('@anthropic-ai/sdk')).then(
           ({ default: SDK }) =>
             new SDK({
               ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),

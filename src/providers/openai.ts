@@ -10,7 +10,7 @@ import {
   type StreamEvent,
 } from '../core/index.ts';
 import { toOpenAIMessages, toOpenAITools } from './openai-request.ts';
-import { providerErrorEvent } from './provider-errors.ts';
+import { missingSdk, providerErrorEvent } from './provider-errors.ts';
 import { describeTools } from './tool-definitions.ts';
 import { ToolInputAccumulator } from './tool-input-accumulator.ts';
 
@@ -53,7 +53,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
   const client = () => {
     pending ??= options.client
       ? Promise.resolve(options.client)
-      : import('openai').then(
+      : import('openai').catch(missingSdk('openai')).then(
           ({ default: SDK }) =>
             new SDK({
               apiKey: options.apiKey ?? 'not-needed',

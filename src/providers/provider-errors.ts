@@ -1,5 +1,18 @@
 import type { StreamEvent } from '../core/index.ts';
-import { errorMessage } from '../core/index.ts';
+import { EfferentError, ErrorCodes, errorMessage } from '../core/index.ts';
+
+/**
+ * The provider SDKs are optional peer dependencies: a missing one fails the first request with the
+ * command that installs it.
+ */
+export function missingSdk(name: string): (error: unknown) => never {
+  return (error) => {
+    throw new EfferentError(
+      ErrorCodes.providerConfig,
+      `This provider needs the optional package ${name}, which could not be loaded (${errorMessage(error).split('\n')[0]}). Install it next to efferent: npm install ${name}.`,
+    );
+  };
+}
 
 /** Status codes worth retrying: rate limits, overload, and server errors. */
 function isRetryableStatus(status: number | undefined): boolean {

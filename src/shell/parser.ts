@@ -1,4 +1,5 @@
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Parser, Tree } from 'web-tree-sitter';
 
 /** Parses slower than this are treated as adversarial input. */
@@ -8,17 +9,16 @@ let parser: Parser | undefined;
 let loading: Promise<void> | undefined;
 
 /**
- * Loads web-tree-sitter and the tree-sitter-bash grammar from node_modules (no network).
+ * Loads web-tree-sitter and the bash grammar shipped with efferent (no network).
  * Idempotent: concurrent and repeated calls share one load.
  */
 export function loadShellParser(): Promise<void> {
   if (parser) return Promise.resolve();
   loading ??= (async () => {
-    const require = createRequire(import.meta.url);
     // Loaded here, not at start-up: commands that never analyse a shell command don't pay for it.
     const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
-    const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const language = await Language.load(grammarPath());
     const instance = new Parser();
     instance.setLanguage(language);
     parser = instance;
@@ -27,6 +27,21 @@ export function loadShellParser(): Promise<void> {
     throw error;
   });
   return loading;
+}
+
+/**
+ * The grammar file (`src/shell/grammar/`, copied to `dist/shell/grammar/` by the build): next to this
+ * module in the sources and in `dist/shell/`, one level up from the bundles in `dist/bundle/` and
+ * `dist/cli/`.
+ */
+function grammarPath(): string {
+  const candidates = ['./grammar/tree-sitter-bash.wasm', '../shell/grammar/tree-sitter-bash.wasm'].map(
+    (relative) => fileURLToPath(new URL(relative, import.meta.url)),
+  );
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found)
+    throw new Error(`The bash grammar is missing (looked for ${candidates.join(', ')}); reinstall efferent.`);
+  return found;
 }
 
 /** True once {@link loadShellParser} has finished. */

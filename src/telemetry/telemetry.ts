@@ -1,4 +1,17 @@
-import { type Attributes, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type { Attributes, Tracer } from '@opentelemetry/api';
+
+/** `SpanStatusCode.ERROR`, without loading the API at import time. */
+const spanStatusError = 2;
+
+/**
+ * The API is loaded on the first recorded call, not when efferent is imported: it is a few hundred
+ * milliseconds of module loading that a process making no tool call never needs.
+ */
+function defaultTracer(): Tracer {
+  const api = createRequire(import.meta.url)('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  return api.trace.getTracer(tracerName);
+}
 
 /** How one tool call ended, as telemetry records it. */
 export type ToolCallOutcome =
@@ -55,9 +68,11 @@ export const toolSpanAttributes = {
  * Telemetry through `@opentelemetry/api`: one `efferent.tool` span per call, back-dated to the call's
  * start. Without an installed OpenTelemetry SDK the API's tracer is a no-op, so this costs nothing.
  */
-export function createOtelTelemetry(tracer: Tracer = trace.getTracer(tracerName)): Telemetry {
+export function createOtelTelemetry(given?: Tracer): Telemetry {
+  let tracer = given;
   return {
     recordToolCall(event) {
+      tracer ??= defaultTracer();
       const attributes: Attributes = {
         [toolSpanAttributes.toolName]: event.toolName,
         [toolSpanAttributes.outcome]: event.outcome,
@@ -68,7 +83,7 @@ export function createOtelTelemetry(tracer: Tracer = trace.getTracer(tracerName)
       if (event.errorClass !== undefined) attributes[toolSpanAttributes.errorClass] = event.errorClass;
       const span = tracer.startSpan(toolSpanName, { startTime: event.startTime, attributes });
       if (event.outcome !== 'success') {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: event.errorClass ?? event.outcome });
+        span.setStatus({ code: spanStatusError, message: event.errorClass ?? event.outcome });
       }
       span.end(event.startTime + event.durationMs);
     },

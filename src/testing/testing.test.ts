@@ -59,3 +59,36 @@ describe('createScriptedTool', () => {
     expect(slow.calls[0]?.outcome).toBe('aborted');
   });
 });
+
+describe('turn()', () => {
+  it('builds scripted turns the scripted provider plays, with tool_use as the stop reason when a tool is called', async () => {
+    const { createScriptedProvider, turn } = await import('./index.ts');
+    const first = turn().text('Reading.').tool('Read', { file_path: 'a.txt' }, { id: 'r1' });
+    const second = turn().text('Done.');
+    expect(first.stopReason).toBe('tool_use');
+    expect(second.stopReason).toBe('end_turn');
+    expect(turn().text('cut').stop('max_tokens').stopReason).toBe('max_tokens');
+    const provider = createScriptedProvider([first, second], { timeScale: 0 });
+    const request = { systemPrompt: '', messages: [], tools: [], signal: new AbortController().signal };
+    const events = [];
+    for await (const event of provider.stream(request)) events.push(event);
+    expect(events.map((event) => event.type)).toEqual([
+      'message_start',
+      'text_delta',
+      'tool_use_start',
+      'tool_input_delta',
+      'tool_use_end',
+      'message_end',
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'message_end', stopReason: 'tool_use' });
+    expect(events.find((event) => event.type === 'tool_use_end')).toMatchObject({
+      id: 'r1',
+      name: 'Read',
+      input: { file_path: 'a.txt' },
+    });
+    const ids = [turn().tool('Read', {}), turn().tool('Read', {})].map((built) =>
+      JSON.stringify(built.events),
+    );
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+});

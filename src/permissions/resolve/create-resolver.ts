@@ -188,7 +188,7 @@ export function createPermissionResolver(options: PermissionResolverOptions): Pe
     const { tool, context, toolUseId } = request;
     const signal = context.run.abortController.signal;
     const first = await evaluate(tool, request.input, context, request);
-    if (first.behavior !== 'ask') return strip(first);
+    if (first.behavior !== 'ask' || request.dryRun) return strip(first);
     const trace: TraceStep[] = [...first.trace];
     const reason = first.reason ?? 'it needs approval';
     const suggestions = first.suggestions ?? [];

@@ -1,4 +1,4 @@
-import type { ImageMediaType } from '../../core/index.ts';
+import { EfferentError, ErrorCodes, errorMessage, type ImageMediaType } from '../../core/index.ts';
 import { readLimits } from './read.prompt.ts';
 
 /** An image ready for an image block. */
@@ -25,7 +25,12 @@ export function isImageMime(mime: string): boolean {
  * re-encoded, as PNG when that fits, else JPEG at falling quality.
  */
 export async function prepareImage(bytes: Buffer, mime: string): Promise<ImageView> {
-  const { default: sharp } = await import('sharp');
+  const { default: sharp } = await import('sharp').catch((error: unknown) => {
+    throw new EfferentError(
+      ErrorCodes.toolFailed,
+      `Reading images needs the optional package sharp, which is not installed (${errorMessage(error)}). Tell the user to run \`npm install sharp\` next to efferent; read the file's text content or other files meanwhile.`,
+    );
+  });
   const metadata = await sharp(bytes).metadata();
   const width = metadata.width;
   const height = metadata.height;

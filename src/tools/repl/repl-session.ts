@@ -55,6 +55,19 @@ export class ReplSession implements SessionResource {
     code: string,
     options: ReplProcessOptions & { timeoutMs: number; signal: AbortSignal },
   ): Promise<ReplEvaluation> {
+    // The process and its channel are unref'd; this keeps the agent's process alive while a call runs.
+    const hold = setInterval(() => {}, 1 << 30);
+    try {
+      return await this.#evaluate(code, options);
+    } finally {
+      clearInterval(hold);
+    }
+  }
+
+  async #evaluate(
+    code: string,
+    options: ReplProcessOptions & { timeoutMs: number; signal: AbortSignal },
+  ): Promise<ReplEvaluation> {
     const child = await this.#start(options);
     const id = this.#nextId++;
     const answer = new Promise<HostResult | undefined>((resolve) => this.#pending.set(id, resolve));
@@ -134,6 +147,11 @@ export class ReplSession implements SessionResource {
       detached: true,
     });
     this.#child = child;
+    // An idle REPL does not keep the agent's process alive: a call in flight holds its own timer, and
+    // a session left undisposed is disposed on `beforeExit`.
+    child.unref();
+    child.channel?.unref();
+    (child.stderr as { unref?: () => void } | null)?.unref?.();
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2_000);
