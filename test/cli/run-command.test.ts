@@ -269,7 +269,7 @@ describe('efferent run (interactive)', () => {
     child.stdin.write('go\n');
     await screen.until('Thinking for a long time');
     child.kill('SIGINT');
-    await screen.until('Interrupted.');
+    await screen.until('Interrupted (Ctrl+C).');
     await screen.until('(aborted');
     child.kill('SIGINT');
     const { code } = await result;

@@ -14,7 +14,7 @@ import {
 import { type OutputFormat, runHeadless } from '../terminal/headless.ts';
 import { runInteractive } from '../terminal/interactive.ts';
 import { LineInput } from '../terminal/line-input.ts';
-import { createTerminalAskUser } from '../terminal/permission-prompt.ts';
+import { TerminalPermissionPrompts } from '../terminal/permission-prompt.ts';
 import { resolveProvider } from '../terminal/resolve-provider.ts';
 import { defaultSystemPrompt } from '../terminal/system-prompt.ts';
 
@@ -60,11 +60,19 @@ export function registerRunCommand(program: Command): void {
     if (flags.print !== undefined) {
       const session = await openSession(sessionOptions, flags);
       reportSettingsNotices(session.settings.notices, flags);
+      // SIGINT and SIGTERM stop every running tool (their process groups are killed), the result
+      // line is still written, and the exit code is 130. A third signal exits at once.
       const controller = new AbortController();
-      const onInterrupt = () => controller.abort();
-      process.once('SIGINT', onInterrupt);
+      let signals = 0;
+      const onInterrupt = () => {
+        signals += 1;
+        if (signals >= 3) process.exit(130);
+        controller.abort(new Error('Interrupted by a signal.'));
+      };
+      process.on('SIGINT', onInterrupt);
+      process.on('SIGTERM', onInterrupt);
       try {
-        process.exitCode = await runHeadless({
+        const code = await runHeadless({
           provider,
           session,
           systemPrompt,
@@ -75,14 +83,17 @@ export function registerRunCommand(program: Command): void {
           errors: process.stderr,
           signal: controller.signal,
         });
+        process.exitCode = controller.signal.aborted ? 130 : code;
       } finally {
-        process.off('SIGINT', onInterrupt);
         await session.dispose();
+        process.off('SIGINT', onInterrupt);
+        process.off('SIGTERM', onInterrupt);
       }
       return;
     }
     const input = new LineInput(process.stdin, process.stdout);
-    const askUser = createTerminalAskUser(input, process.stdout);
+    const prompts = new TerminalPermissionPrompts(input, process.stdout);
+    const askUser = prompts.askUser;
     const interaction = { elicit: createTerminalElicit(input, process.stdout) };
     let session = await openSession({ ...sessionOptions, askUser }, flags, process.stderr, interaction);
     if (!flags.untrusted && session.settings.notices.some(isTrustNotice)) {
@@ -111,6 +122,7 @@ export function registerRunCommand(program: Command): void {
         maxTurns,
         input,
         output: process.stdout,
+        prompts,
       });
     } finally {
       await session.dispose();

@@ -1,9 +1,10 @@
 import type { Writable } from 'node:stream';
-import { runAgent } from '../../agent/index.ts';
+import { type AgentDone, runAgent } from '../../agent/index.ts';
 import type { Message, ModelProvider, ToolUseContext } from '../../core/index.ts';
 import type { Session } from '../../agent/index.ts';
 import type { LineInput } from './line-input.ts';
-import { createEventRenderer } from './render-events.ts';
+import type { TerminalPermissionPrompts } from './permission-prompt.ts';
+import { createEventRenderer, type EventRenderer } from './render-events.ts';
 import { style } from './style.ts';
 
 /** An interactive terminal session. */
@@ -12,33 +13,75 @@ export interface InteractiveOptions {
   session: Session;
   systemPrompt: string;
   maxTurns: number;
+  maxTokens?: number;
   input: LineInput;
   output: Writable;
+  /** The session's permission prompts: an interrupt denies every one shown or waiting. */
+  prompts?: TerminalPermissionPrompts;
+}
+
+/** The per-turn line: why the turn ended, turns, tokens (with cache reads and writes) and cost. */
+export function turnSummary(done: AgentDone): string {
+  const usage = done.usage;
+  const cache =
+    usage.cacheReadInputTokens || usage.cacheCreationInputTokens
+      ? ` (cache ${usage.cacheReadInputTokens} read / ${usage.cacheCreationInputTokens} written)`
+      : '';
+  const cost = usage.costUsd === undefined ? '' : ` · $${usage.costUsd.toFixed(4)}`;
+  const error = done.errorMessage ? ` · ${done.errorMessage}` : '';
+  return `(${done.reason} · ${done.turns} turn${done.turns === 1 ? '' : 's'} · ${usage.inputTokens} in${cache} / ${usage.outputTokens} out tokens${cost}${error})`;
 }
 
 /**
  * The read-run loop: a prompt, the agent's streamed answer with tool lines, permission questions in
- * between. The first Ctrl+C interrupts the running turn; Ctrl+C at the prompt (or end of input) exits.
+ * between. Ctrl+C or Esc during a turn interrupts it (every running tool stops, every permission
+ * question is denied); at the prompt, Ctrl+C clears the line and a second Ctrl+C exits.
  */
 export async function runInteractive(options: InteractiveOptions): Promise<number> {
-  const { input, output, session } = options;
+  const { input, output, session, prompts } = options;
   let running: AbortController | undefined;
   let exiting = false;
+  // Set by a Ctrl+C, cleared by the next line typed: a Ctrl+C at the prompt while set exits.
+  let armed = false;
+  let renderer: EventRenderer | undefined;
+  const interruptTurn = (how: string) => {
+    if (!running || running.signal.aborted) return false;
+    running.abort();
+    const denied = prompts?.denyAll() ?? 0;
+    output.write(
+      `\n${style.yellow(`Interrupted (${how}).`)}${denied > 0 ? ` Denied ${denied} pending permission question${denied === 1 ? '' : 's'}.` : ''} ${style.dim('(Ctrl+C at the prompt twice exits)')}\n`,
+    );
+    return true;
+  };
   const onInterrupt = () => {
-    if (running && !running.signal.aborted) {
-      running.abort();
-      output.write(`\n${style.yellow('Interrupted.')} (Ctrl+C again at the prompt exits)\n`);
+    if (interruptTurn('Ctrl+C')) {
+      armed = true;
       return;
     }
-    exiting = true;
-    input.close();
+    if (running) return; // already stopping
+    if (armed) {
+      exiting = true;
+      input.close();
+      return;
+    }
+    armed = true;
+    input.flush();
+    output.write(`\n${style.dim('Press Ctrl+C again to exit.')}\n${style.bold('>')} `);
   };
   input.readline.on('SIGINT', onInterrupt);
   process.on('SIGINT', onInterrupt);
+  const stopKeys = input.onKey((key) => {
+    if (key.name === 'escape') interruptTurn('Esc');
+  });
+  if (prompts) {
+    prompts.onAnswer = (prompt, answer) => {
+      if (answer.choice !== 'deny') renderer?.permissionGranted(prompt.toolUseId);
+    };
+  }
 
   output.write(
     `${style.bold('efferent')} · ${options.provider.name}:${options.provider.model} · ${session.context.run.cwd} · mode ${session.context.run.permissionMode}\n` +
-      `${style.dim('Ctrl+C interrupts a turn; /exit or Ctrl+C at the prompt quits.')}\n`,
+      `${style.dim('Esc or Ctrl+C interrupts a turn; /exit or Ctrl+C twice at the prompt quits.')}\n`,
   );
   let history: Message[] = [];
   let context: ToolUseContext = session.context;
@@ -46,11 +89,12 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     while (!exiting) {
       const line = await input.question(`\n${style.bold('>')} `, output);
       if (line === null) break;
+      armed = false;
       const prompt = line.trim();
       if (!prompt) continue;
       if (prompt === '/exit' || prompt === '/quit') break;
       running = new AbortController();
-      const render = createEventRenderer(output);
+      renderer = createEventRenderer(output, { deferStarted: true });
       for await (const event of runAgent({
         provider: options.provider,
         tools: session.tools,
@@ -62,23 +106,20 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         history,
         maxTurns: options.maxTurns,
         signal: running.signal,
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
       })) {
-        render(event);
+        renderer(event);
         if (event.type !== 'done') continue;
         history = event.messages;
         context = event.context;
-        const cost = event.usage.costUsd === undefined ? '' : ` · $${event.usage.costUsd.toFixed(4)}`;
-        const error = event.errorMessage ? ` · ${event.errorMessage}` : '';
-        output.write(
-          style.dim(
-            `(${event.reason} · ${event.turns} turn${event.turns === 1 ? '' : 's'} · ${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens${cost}${error})\n`,
-          ),
-        );
+        output.write(style.dim(`${turnSummary(event)}\n`));
       }
       running = undefined;
     }
   } finally {
     process.off('SIGINT', onInterrupt);
+    input.readline.off('SIGINT', onInterrupt);
+    stopKeys();
     input.close();
   }
   return 0;
