@@ -14,6 +14,7 @@ export interface InteractiveOptions {
   systemPrompt: string;
   maxTurns: number;
   maxTokens?: number;
+  maxRetries?: number;
   input: LineInput;
   output: Writable;
   /** The session's permission prompts: an interrupt denies every one shown or waiting. */
@@ -107,6 +108,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         maxTurns: options.maxTurns,
         signal: running.signal,
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
       })) {
         renderer(event);
         if (event.type !== 'done') continue;

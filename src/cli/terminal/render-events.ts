@@ -150,6 +150,15 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
         line([head, ...(diff.length > 0 ? diff : body)].join('\n') + (diff.length > 0 ? '' : more));
         return;
       }
+      case 'retry':
+        line(
+          style.yellow(
+            event.maxTokens !== undefined
+              ? `${event.reason} Asking again with an output limit of ${event.maxTokens} tokens.`
+              : `Retrying (${event.attempt}/${event.maxRetries}) in ${seconds(event.delayMs)}: ${event.reason}`,
+          ),
+        );
+        return;
       case 'turn_start':
       case 'assistant_message':
       case 'tool_results':
