@@ -240,6 +240,7 @@ describe('efferent run -p --output-format stream-json (Claude Code compatible)',
     const run = await efferent(
       ['-p', 'go', '--output-format', 'stream-json', '--include-partial-messages'],
       '',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
       '2>stderr.txt | head -1; echo "efferent=${PIPESTATUS[0]}"',
     );
     const stderr = await readFile(join(workspace, 'stderr.txt'), 'utf8');

@@ -1,7 +1,10 @@
-import { homedir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import { trustWorkspace } from '../../agent/index.ts';
-import { EfferentError } from '../../core/index.ts';
+import { type Session, trustWorkspace } from '../../agent/index.ts';
+import { EfferentError, type Message } from '../../core/index.ts';
 import { type OutputFormat, runHeadless } from '../terminal/headless.ts';
 import { readPromptFromStdin, streamJsonInputs } from '../terminal/headless-input.ts';
 import { runInteractive } from '../terminal/interactive.ts';
@@ -18,6 +21,15 @@ import {
   sessionOptionsFromFlags,
 } from '../terminal/session-flags.ts';
 import { defaultSystemPrompt } from '../terminal/system-prompt.ts';
+import {
+  efferentConfigDir,
+  findSession,
+  listSessions,
+  loadTranscript,
+  projectTranscriptDir,
+  type SavedSession,
+  Transcript,
+} from '../terminal/transcript.ts';
 
 interface RunFlags extends SessionFlags {
   print?: string | true;
@@ -30,6 +42,63 @@ interface RunFlags extends SessionFlags {
   maxTokens?: string;
   maxRetries?: string;
   systemPrompt?: string;
+  continue?: boolean;
+  resume?: string | true;
+}
+
+/**
+ * Saves the session's transcript (`<config>/projects/<project>/<session>.jsonl`) and puts its path on
+ * the context (`run.transcriptPath`, what hooks report as `transcript_path`). A resumed conversation
+ * is copied in first, so the new session's file is complete on its own.
+ */
+function startTranscript(session: Session, history: readonly Message[]): Transcript {
+  const run = session.context.run;
+  const path = join(projectTranscriptDir(efferentConfigDir(), run.cwd), `${run.sessionId}.jsonl`);
+  run.transcriptPath = path;
+  const transcript = new Transcript(path, run.sessionId, run.cwd);
+  for (const message of history) void transcript.append(message);
+  return transcript;
+}
+
+/** Ends the session and removes its folder under the temporary directory (output files, persisted results). */
+async function closeSession(session: Session, transcript?: Transcript): Promise<void> {
+  try {
+    await session.dispose();
+  } finally {
+    await transcript?.flushed().catch(() => undefined);
+    const dir = session.context.run.sessionDir;
+    const inside = relative(tmpdir(), dir);
+    if (inside !== '' && !inside.startsWith('..')) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The earlier conversation `--continue` or `--resume` asks for; `pick` chooses when no id was given. */
+async function resumedHistory(
+  flags: RunFlags,
+  cwd: string,
+  pick: ((sessions: SavedSession[]) => Promise<SavedSession | undefined>) | undefined,
+  errors: Writable,
+): Promise<Message[]> {
+  if (flags.continue && flags.resume !== undefined)
+    throw new EfferentError('usage', 'Give either --continue or --resume, not both.');
+  const configDir = efferentConfigDir();
+  let chosen: SavedSession | undefined;
+  if (flags.continue) {
+    chosen = (await listSessions(configDir, cwd))[0];
+    if (!chosen) errors.write(`notice: no earlier session for ${cwd}; starting a new one.\n`);
+  } else if (typeof flags.resume === 'string') chosen = await findSession(configDir, cwd, flags.resume);
+  else if (flags.resume === true) {
+    const sessions = await listSessions(configDir, cwd);
+    if (sessions.length === 0)
+      throw new EfferentError('usage', `No saved sessions for ${cwd}; start one with efferent run.`);
+    if (!pick)
+      throw new EfferentError(
+        'usage',
+        'Give the session to resume: --resume ID (efferent run --resume lists them).',
+      );
+    chosen = await pick(sessions);
+  }
+  return chosen ? loadTranscript(chosen.path) : [];
 }
 
 function positiveInteger(flag: string, text: string, minimum = 1): number {
@@ -92,7 +161,9 @@ export function registerRunCommand(program: Command): void {
     .option('--max-turns <n>', 'model turns before the run stops', '50')
     .option('--max-tokens <n>', 'output token limit of each model response (raised when a tool call is cut)')
     .option('--max-retries <n>', 'retries of a failed model request (default 10, or EFFERENT_MAX_RETRIES)')
-    .option('--system-prompt <text>', 'replace the default system prompt');
+    .option('--system-prompt <text>', 'replace the default system prompt')
+    .option('-c, --continue', "continue this project's latest session")
+    .option('-r, --resume [id]', 'resume a saved session (without an id: pick one)');
   addSessionFlags(command).action(async (flags: RunFlags) => {
     const base = await resolveTrust(flags, sessionOptionsFromFlags(flags));
     const cwd = base.cwd;
@@ -114,8 +185,10 @@ export function registerRunCommand(program: Command): void {
         : typeof flags.print === 'string'
           ? flags.print
           : await readPromptFromStdin(process.stdin);
+      const history = await resumedHistory(flags, cwd, undefined, process.stderr);
       const session = await openSession(sessionOptions, flags);
       reportSettingsNotices(session.settings.notices, flags);
+      const transcript = startTranscript(session, history);
       // SIGINT and SIGTERM stop every running tool (their process groups are killed), the result
       // line is still written, and the exit code is 130. A third signal exits at once.
       const controller = new AbortController();
@@ -149,16 +222,37 @@ export function registerRunCommand(program: Command): void {
           includePartialMessages: flags.includePartialMessages === true,
           apiKeySource: provider.name === 'replay' ? 'none' : 'environment',
           version: process.env['npm_package_version'] ?? '',
+          history,
+          onMessage: (message) => void transcript.append(message),
         });
         process.exitCode = pipeClosed ? 0 : controller.signal.aborted ? 130 : code;
       } finally {
-        await session.dispose();
+        await closeSession(session, transcript);
         process.off('SIGINT', onInterrupt);
         process.off('SIGTERM', onInterrupt);
       }
       return;
     }
     const input = new LineInput(process.stdin, process.stdout);
+    const history = await resumedHistory(
+      flags,
+      cwd,
+      async (sessions) => {
+        const shown = sessions.slice(0, 20);
+        process.stdout.write(
+          `${shown.map((each, index) => `  ${index + 1}) ${each.modified.toISOString().slice(0, 16).replace('T', ' ')}  ${each.firstPrompt || '(no prompt)'}  ${each.id}`).join('\n')}\n`,
+        );
+        const answer = await input.question(`Resume which session? [1-${shown.length}] `, process.stdout);
+        const chosen = shown[Number(answer?.trim()) - 1];
+        if (!chosen)
+          throw new EfferentError(
+            'usage',
+            `No session "${answer?.trim() ?? ''}"; give a number from the list.`,
+          );
+        return chosen;
+      },
+      process.stderr,
+    );
     const prompts = new TerminalPermissionPrompts(input, process.stdout);
     const askUser = prompts.askUser;
     const interaction = { elicit: createTerminalElicit(input, process.stdout) };
@@ -170,7 +264,7 @@ export function registerRunCommand(program: Command): void {
         process.stdout,
       );
       if (answer !== null && /^y(es)?$/i.test(answer.trim())) {
-        await session.dispose();
+        await closeSession(session);
         await trustWorkspace(homedir(), cwd);
         session = await openSession(
           { ...sessionOptions, askUser, trusted: true },
@@ -181,6 +275,7 @@ export function registerRunCommand(program: Command): void {
       }
     }
     reportSettingsNotices(session.settings.notices, flags);
+    const transcript = startTranscript(session, history);
     try {
       process.exitCode = await runInteractive({
         provider,
@@ -191,9 +286,11 @@ export function registerRunCommand(program: Command): void {
         input,
         output: process.stdout,
         prompts,
+        history,
+        onMessage: (message) => void transcript.append(message),
       });
     } finally {
-      await session.dispose();
+      await closeSession(session, transcript);
     }
   });
 }

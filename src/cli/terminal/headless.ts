@@ -1,6 +1,13 @@
 import type { Writable } from 'node:stream';
 import { type AgentDone, runAgent } from '../../agent/index.ts';
-import type { ContentBlock, Message, ModelProvider, RunToolUse, ToolUseContext } from '../../core/index.ts';
+import {
+  type ContentBlock,
+  type Message,
+  type ModelProvider,
+  type RunToolUse,
+  type ToolUseContext,
+  userMessage,
+} from '../../core/index.ts';
 import type { Session } from '../../agent/index.ts';
 import { type PermissionDenial, resultLine, StreamJsonWriter } from './stream-json.ts';
 
@@ -28,8 +35,8 @@ export interface HeadlessOptions {
   mcpServers?: ReadonlyArray<{ name: string; status: string }>;
   apiKeySource?: string;
   version?: string;
-  /** Told about every finished turn's conversation (the session transcript). */
-  onMessages?: (messages: readonly Message[]) => void | Promise<void>;
+  /** Told about every message as it happens: the prompt, the model's, the tool results (the transcript). */
+  onMessage?: (message: Message) => void;
   /** Earlier conversation (`--continue`, `--resume`). */
   history?: readonly Message[];
 }
@@ -88,6 +95,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
     if (options.signal.aborted) break;
     ran = true;
     if (options.inputs && options.format === 'stream-json') writer.user(prompt);
+    options.onMessage?.(userMessage(prompt));
     const denials: PermissionDenial[] = [];
     let done: AgentDone | undefined;
     let apiMs = 0;
@@ -111,13 +119,15 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
         break;
       }
       if (event.type === 'turn_start') turnStarted = event.at;
-      else if (event.type === 'assistant_message') apiMs += Math.max(0, event.at - turnStarted);
+      else if (event.type === 'assistant_message') {
+        apiMs += Math.max(0, event.at - turnStarted);
+        options.onMessage?.(event.message);
+      } else if (event.type === 'tool_results') options.onMessage?.(event.message);
       if (options.format === 'stream-json') writer.event(event);
     }
     if (!done) return 1;
     history = done.messages;
     context = done.context;
-    await options.onMessages?.(done.messages);
     const record = resultLine(done, {
       sessionId,
       model: options.provider.model,

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { type AgentDone, runAgent } from '../../agent/index.ts';
-import type { Message, ModelProvider, ToolUseContext } from '../../core/index.ts';
+import { type Message, type ModelProvider, type ToolUseContext, userMessage } from '../../core/index.ts';
 import type { Session } from '../../agent/index.ts';
 import type { LineInput } from './line-input.ts';
 import type { TerminalPermissionPrompts } from './permission-prompt.ts';
@@ -19,6 +19,10 @@ export interface InteractiveOptions {
   output: Writable;
   /** The session's permission prompts: an interrupt denies every one shown or waiting. */
   prompts?: TerminalPermissionPrompts;
+  /** Earlier conversation (`--continue`, `--resume`). */
+  history?: readonly Message[];
+  /** Told about every message as it happens (the session transcript). */
+  onMessage?: (message: Message) => void;
 }
 
 /** The per-turn line: why the turn ended, turns, tokens (with cache reads and writes) and cost. */
@@ -84,7 +88,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     `${style.bold('efferent')} · ${options.provider.name}:${options.provider.model} · ${session.context.run.cwd} · mode ${session.context.run.permissionMode}\n` +
       `${style.dim('Esc or Ctrl+C interrupts a turn; /exit or Ctrl+C twice at the prompt quits.')}\n`,
   );
-  let history: Message[] = [];
+  let history: Message[] = [...(options.history ?? [])];
+  if (history.length > 0) output.write(style.dim(`Resumed a conversation of ${history.length} messages.\n`));
   let context: ToolUseContext = session.context;
   try {
     while (!exiting) {
@@ -96,6 +101,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
       if (prompt === '/exit' || prompt === '/quit') break;
       running = new AbortController();
       renderer = createEventRenderer(output, { deferStarted: true });
+      options.onMessage?.(userMessage(prompt));
       for await (const event of runAgent({
         provider: options.provider,
         tools: session.tools,
@@ -111,6 +117,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
       })) {
         renderer(event);
+        if (event.type === 'assistant_message' || event.type === 'tool_results')
+          options.onMessage?.(event.message);
         if (event.type !== 'done') continue;
         history = event.messages;
         context = event.context;
