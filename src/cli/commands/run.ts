@@ -20,7 +20,8 @@ import {
   type SessionFlags,
   sessionOptionsFromFlags,
 } from '../terminal/session-flags.ts';
-import { defaultSystemPrompt } from '../terminal/system-prompt.ts';
+import { commandFolders, loadCustomCommands } from '../terminal/slash-commands.ts';
+import { defaultSystemPrompt, memoryFilePaths, readMemoryFiles } from '../terminal/system-prompt.ts';
 import {
   efferentConfigDir,
   findSession,
@@ -176,7 +177,9 @@ export function registerRunCommand(program: Command): void {
       ...(maxRetries === undefined ? {} : { maxRetries }),
     };
     const provider = await resolveProvider(flags.model, process.env, process.cwd());
-    const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd });
+    const configDir = efferentConfigDir();
+    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }));
+    const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd, memory });
     const sessionOptions = { ...base, model: provider.model };
     if (flags.print !== undefined || flags.inputFormat === 'stream-json') {
       const streamed = flags.inputFormat === 'stream-json';
@@ -288,6 +291,8 @@ export function registerRunCommand(program: Command): void {
         prompts,
         history,
         onMessage: (message) => void transcript.append(message),
+        customCommands: loadCustomCommands(commandFolders(cwd, configDir, homedir())),
+        switchModel: (spec) => resolveProvider(spec, process.env, process.cwd()),
       });
     } finally {
       await closeSession(session, transcript);
