@@ -42,4 +42,25 @@ export type AgentEvent =
   | Exclude<TurnEvent, { type: 'turn_end' }>
   | { type: 'assistant_message'; turn: number; message: AssistantMessage; usage: TokenUsage; at: number }
   | { type: 'tool_results'; turn: number; message: UserMessage; at: number }
+  /**
+   * A model turn failed in a way worth retrying (overload, rate limit, server error, dropped
+   * connection, or a cut at max_tokens in the middle of a tool call) and is sent again after
+   * `delayMs`; whatever it streamed is discarded.
+   */
+  | RetryEvent
   | AgentDone;
+
+/** See {@link AgentEvent}. */
+export interface RetryEvent {
+  type: 'retry';
+  turn: number;
+  /** 1 for the first retry. */
+  attempt: number;
+  maxRetries: number;
+  delayMs: number;
+  /** Why: the provider's error line, or that the output limit was raised. */
+  reason: string;
+  /** Set when the turn is retried with a higher output limit. */
+  maxTokens?: number;
+  at: number;
+}

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findToolByName } from '../core/tool-lookup.ts';
 import {
   type AnyTool,
@@ -7,7 +8,9 @@ import {
   type Message,
   type ModelProvider,
   type RunToolUse,
+  type StreamEvent,
   systemReminder,
+  type TokenUsage,
   type ToolUseContext,
   type UserMessage,
   userMessage,
@@ -48,6 +51,60 @@ export interface RunAgentOptions {
    * waits for an answer given later, e.g. in another process).
    */
   awaitingApproval?: () => boolean;
+  /**
+   * How often a failed model turn is sent again (overload, rate limits, server errors, dropped
+   * connections, mid-stream failures before any tool started); default 10. 0 turns retries off.
+   */
+  maxRetries?: number;
+  /** Backoff: the first wait and the longest (ms); defaults 500 and 32,000. `retry-after` wins. */
+  retryDelay?: { baseMs?: number; maxMs?: number };
+}
+
+/** The default {@link RunAgentOptions.maxRetries}. */
+export const defaultMaxRetries = 10;
+/** The output limit providers use when none is given, and the most a cut turn is raised to. */
+const assumedMaxTokens = 8192;
+const maxTokensCeiling = 64_000;
+
+/** Exponential backoff with jitter: base·2^(attempt-1), capped, minus up to a quarter at random. */
+export function retryDelayMs(
+  attempt: number,
+  delay: { baseMs?: number; maxMs?: number } = {},
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
+  const max = delay.maxMs ?? 32_000;
+  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), Math.max(max, 60_000));
+  const exponential = Math.min(max, (delay.baseMs ?? 500) * 2 ** (attempt - 1));
+  return Math.round(exponential * (1 - 0.25 * random()));
+}
+
+function isEmptyUsage(usage: TokenUsage): boolean {
+  return (
+    usage.inputTokens === 0 &&
+    usage.outputTokens === 0 &&
+    usage.cacheReadInputTokens === 0 &&
+    usage.cacheCreationInputTokens === 0
+  );
+}
+
+/**
+ * Whether a turn that ended badly is worth sending again: a retryable provider failure, or a cut at
+ * max_tokens while a tool call was still streaming (sent again with a higher output limit).
+ */
+function retryPlan(
+  outcome: TurnOutcome,
+  streamError: Extract<StreamEvent, { type: 'error' }> | undefined,
+  cutMidToolCall: boolean,
+): { reason: string; raiseMaxTokens?: boolean } | undefined {
+  if (outcome.stopReason === 'error' && streamError?.retryable) return { reason: streamError.message };
+  if (outcome.stopReason === 'max_tokens' && cutMidToolCall) {
+    return {
+      reason: 'The response was cut at the output token limit in the middle of a tool call.',
+      raiseMaxTokens: true,
+    };
+  }
+  return undefined;
 }
 
 /** Applies the per-turn budget; tools that limit themselves at the source (Infinity) are kept inline. */
@@ -123,6 +180,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     return done;
   };
 
+  const maxRetries = options.maxRetries ?? defaultMaxRetries;
+  let maxTokens = options.maxTokens;
+  let attempt = 0;
   try {
     for (let turn = 1; ; turn += 1) {
       if (controller.signal.aborted) return yield finish('aborted', turn - 1);
@@ -140,7 +200,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
         ...(deferred && deferred.deferred.size > 0 ? { deferral: deferred.requestDeferral() } : {}),
         signal: controller.signal,
         isNonInteractive: context.options.isNonInteractive,
-        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+        ...(maxTokens === undefined ? {} : { maxTokens }),
       };
       let outcome: TurnOutcome | undefined;
       const turnEvents = runStreamingTurn(options.provider.stream(request), {
@@ -149,13 +209,64 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
         tools: options.tools,
         ...(options.executeAfterStreamEnd ? { executeAfterStreamEnd: true } : {}),
       });
+      // What decides whether a failed turn may be sent again: did a tool start, how did it fail.
+      let toolStarted = false;
+      // The usage the provider reported first, for a turn that is aborted before its end reports it.
+      let reported: TokenUsage | undefined;
+      let streamError: Extract<StreamEvent, { type: 'error' }> | undefined;
+      const openCalls = new Set<string>();
       for await (const event of turnEvents) {
         if (event.type === 'turn_end') outcome = event.outcome;
-        else yield event;
+        else {
+          if (event.type === 'tool_started') toolStarted = true;
+          else if (event.type === 'stream') {
+            const inner = event.event;
+            if (inner.type === 'error') streamError = inner;
+            else if (inner.type === 'tool_use_start') openCalls.add(inner.id);
+            else if (inner.type === 'tool_use_end' && inner.inputError === undefined)
+              openCalls.delete(inner.id);
+            if ((inner.type === 'message_start' || inner.type === 'error') && inner.usage)
+              reported = inner.usage;
+          }
+          yield event;
+        }
       }
       if (!outcome) return yield finish('error', turn);
+      // Usage counts for every attempt, failed and aborted ones too: they were paid for.
+      usage = addUsage(usage, isEmptyUsage(outcome.usage) && reported ? reported : outcome.usage);
+      const aborted = controller.signal.aborted || outcome.stopReason === 'aborted';
+      const retry = aborted || toolStarted ? undefined : retryPlan(outcome, streamError, openCalls.size > 0);
+      if (retry && attempt < (retry.raiseMaxTokens ? Math.max(maxRetries, 2) : maxRetries)) {
+        attempt += 1;
+        let delayMs = 0;
+        if (retry.raiseMaxTokens) {
+          maxTokens = Math.min(
+            maxTokensCeiling,
+            Math.max(maxTokens ?? assumedMaxTokens, assumedMaxTokens) * 2,
+          );
+        } else delayMs = retryDelayMs(attempt, options.retryDelay, streamError?.retryAfterMs);
+        if (!retry.raiseMaxTokens || maxTokens !== request.maxTokens) {
+          yield {
+            type: 'retry',
+            turn,
+            attempt,
+            maxRetries,
+            delayMs,
+            reason: retry.reason,
+            ...(retry.raiseMaxTokens && maxTokens !== undefined ? { maxTokens } : {}),
+            at: now(),
+          };
+          if (delayMs > 0)
+            await sleep(delayMs, undefined, { signal: controller.signal }).catch(() => undefined);
+          turn -= 1;
+          continue;
+        }
+      }
+      attempt = 0;
       context = outcome.context;
-      usage = addUsage(usage, outcome.usage);
+      if (outcome.stopReason === 'error' && streamError?.retryable && toolStarted && !aborted) {
+        outcome.errorMessage = `${outcome.errorMessage ?? streamError.message} The turn was not retried because a tool had already started; its results are kept. Ask again to continue.`;
+      }
       messages.push(outcome.assistantMessage);
       yield {
         type: 'assistant_message',

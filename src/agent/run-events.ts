@@ -11,7 +11,7 @@ import type {
   ToolResultBlock,
 } from '../core/index.ts';
 import type { ExecutorEvent } from '../executor/index.ts';
-import type { AgentDone, AgentEvent } from './agent-events.ts';
+import type { AgentDone, AgentEvent, RetryEvent } from './agent-events.ts';
 
 /** The model's stream events, each with the turn it belongs to; a failed stream is `model_error`. */
 export type RunStreamEvent =
@@ -44,6 +44,8 @@ export type RunEvent =
   | { type: 'tool_results'; turn: number; message: Message; at: number }
   /** A prompt was answered "ask later"; the run stops after this turn with `awaiting_approval`. */
   | { type: 'approval_deferred'; turn: number; prompt: PermissionPrompt; at: number }
+  /** A failed model turn is sent again after `delayMs` (overload, rate limit, dropped connection). */
+  | RetryEvent
   | ({ type: 'done' } & RunResult);
 
 /**

@@ -46,6 +46,11 @@ export interface RunState {
   sessionId: string;
   /** Where this session keeps files (persisted results, task output). */
   sessionDir: string;
+  /**
+   * The session's JSONL transcript (`~/.efferent/projects/<project>/<session>.jsonl`) when the CLI
+   * saves one: what hook inputs report as `transcript_path`.
+   */
+  transcriptPath?: string;
   denialTracking: DenialTracking;
   /** The environment tools pass to child processes. */
   env: Readonly<Record<string, string | undefined>>;
@@ -175,6 +180,7 @@ export const subagentFieldPolicy = {
   'run.permissionMode': 'override',
   'run.sessionId': 'share',
   'run.sessionDir': 'share',
+  'run.transcriptPath': 'share',
   'run.denialTracking': 'fresh',
   'run.env': 'share',
   'run.now': 'share',

@@ -17,7 +17,8 @@ export interface TokenUsage {
 
 /** One event of a streamed model turn. A stream ends with exactly one `message_end` or `error`. */
 export type StreamEvent =
-  | { type: 'message_start'; model?: string; messageId?: string }
+  /** `usage` when the provider reports it at the start (Anthropic's input and cache tokens). */
+  | { type: 'message_start'; model?: string; messageId?: string; usage?: TokenUsage }
   | { type: 'text_delta'; text: string }
   /** Reasoning text; `signature` arrives once, at the end of a thinking block, where the provider signs it. */
   | { type: 'thinking_delta'; thinking: string; signature?: string }
@@ -29,8 +30,19 @@ export type StreamEvent =
    */
   | { type: 'tool_use_end'; id: string; name: string; input: Record<string, unknown>; inputError?: string }
   | { type: 'message_end'; stopReason: StopReason; usage: TokenUsage }
-  /** The turn failed; `retryable` for overload and rate limits, `status` for HTTP failures. */
-  | { type: 'error'; message: string; status?: number; retryable?: boolean };
+  /**
+   * The turn failed; `retryable` for overload, rate limits, server errors and dropped connections,
+   * `status` for HTTP failures, `retryAfterMs` when the server said how long to wait, `usage` for
+   * what the turn consumed before it failed.
+   */
+  | {
+      type: 'error';
+      message: string;
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+      usage?: TokenUsage;
+    };
 
 /** What the agent loop asks a provider for: one streamed turn. */
 export interface ModelRequest {

@@ -58,6 +58,7 @@ export class AssistantMessageBuilder {
       case 'error':
         this.#stopReason = 'error';
         this.#errorMessage = event.message;
+        if (event.usage) this.#usage = event.usage;
         return;
     }
   }

@@ -78,10 +78,11 @@ export class StreamingToolExecutor {
     this.#limit = Math.max(1, options.maxConcurrency ?? options.context.options.maxConcurrency);
     this.#afterStreamEnd = options.executeAfterStreamEnd ?? false;
     this.#onEvent = options.onEvent;
+    // The context's signal is an explicit interrupt (Ctrl+C, SIGINT, SIGTERM, abort()): it stops "block" tools too.
     const signal = options.context.run.abortController.signal;
-    if (signal.aborted) this.interrupt();
+    if (signal.aborted) this.interrupt({ includeBlocking: true });
     else
-      signal.addEventListener('abort', () => this.interrupt(), {
+      signal.addEventListener('abort', () => this.interrupt({ includeBlocking: true }), {
         once: true,
         signal: this.#listening.signal,
       });
@@ -158,14 +159,18 @@ export class StreamingToolExecutor {
 
   /**
    * The user interrupted: calls not started are not run; running calls whose tool says 'cancel' are
-   * aborted; 'block' calls run to completion. Also triggered by the context's abort signal.
+   * aborted; 'block' calls run to completion unless `includeBlocking` (an explicit interrupt, which the
+   * context's abort signal triggers) says every running call stops.
    */
-  interrupt(): void {
-    if (this.#interrupted) return;
+  interrupt(options: { includeBlocking?: boolean } = {}): void {
+    if (this.#interrupted && !options.includeBlocking) return;
     this.#interrupted = true;
     for (const call of this.#calls) {
       if (call.status === 'queued') this.#completeSynthetic(call, interruptedText(call.name, false));
-      else if (call.status === 'executing' && callInterruptBehavior(call.tool) === 'cancel') {
+      else if (
+        call.status === 'executing' &&
+        (options.includeBlocking || callInterruptBehavior(call.tool) === 'cancel')
+      ) {
         this.#abortCall(call, interruptedText(call.name, true));
       }
     }

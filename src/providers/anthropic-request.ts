@@ -63,6 +63,28 @@ function blockParam(block: ContentBlock): ContentBlockParam | undefined {
   }
 }
 
+/**
+ * Puts a `cache_control` breakpoint on the last block of the last message that can carry one, so
+ * the whole conversation so far is cached and the next request reads it back: the breakpoint moves
+ * with the conversation (with the tools' and the system prompt's, three of the four allowed).
+ */
+export function withConversationBreakpoint(messages: MessageParam[]): MessageParam[] {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (!message || typeof message.content === 'string') continue;
+    const blocks = [...message.content];
+    const at = blocks.findLastIndex(
+      (block) => block.type !== 'thinking' && block.type !== 'redacted_thinking',
+    );
+    if (at < 0) continue;
+    blocks[at] = { ...blocks[at], cache_control: { type: 'ephemeral' } } as ContentBlockParam;
+    return messages.map((each, position) =>
+      position === index ? ({ ...each, content: blocks } as MessageParam) : each,
+    );
+  }
+  return messages;
+}
+
 /** Conversation messages in the Messages API shape. */
 export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
   const result: MessageParam[] = [];

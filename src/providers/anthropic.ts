@@ -7,7 +7,12 @@ import {
   type StreamEvent,
   type TokenUsage,
 } from '../core/index.ts';
-import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from './anthropic-request.ts';
+import {
+  toAnthropicMessages,
+  toAnthropicSystem,
+  toAnthropicTools,
+  withConversationBreakpoint,
+} from './anthropic-request.ts';
 import { missingSdk, providerErrorEvent } from './provider-errors.ts';
 import { describeTools } from './tool-definitions.ts';
 import { ToolInputAccumulator } from './tool-input-accumulator.ts';
@@ -20,7 +25,10 @@ export interface AnthropicProviderOptions {
   baseURL?: string;
   /** Default 8192. */
   maxTokens?: number;
-  /** SDK retries on 429/5xx before a turn fails; default 2. */
+  /**
+   * The SDK's own retries of a request that failed before streaming; default 0, because `runAgent`
+   * retries whole turns (with backoff, `retry-after`, and mid-stream failures too).
+   */
   maxRetries?: number;
   /** A ready client instead of apiKey/baseURL. */
   client?: Anthropic;
@@ -54,7 +62,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
             new SDK({
               ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
               ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-              maxRetries: options.maxRetries ?? 2,
+              maxRetries: options.maxRetries ?? 0,
             }),
         );
     return pending;
@@ -83,7 +91,7 @@ async function* streamAnthropic(
       {
         model: options.model,
         max_tokens: request.maxTokens ?? options.maxTokens ?? 8192,
-        messages: toAnthropicMessages(request.messages),
+        messages: withConversationBreakpoint(toAnthropicMessages(request.messages)),
         ...(system ? { system } : {}),
         ...(tools.length > 0 ? { tools } : {}),
         stream: true,
@@ -98,7 +106,12 @@ async function* streamAnthropic(
           usage.cacheReadInputTokens = start.cache_read_input_tokens ?? 0;
           usage.cacheCreationInputTokens = start.cache_creation_input_tokens ?? 0;
           usage.outputTokens = start.output_tokens ?? 0;
-          yield { type: 'message_start', model: event.message.model, messageId: event.message.id };
+          yield {
+            type: 'message_start',
+            model: event.message.model,
+            messageId: event.message.id,
+            usage: { ...usage },
+          };
           break;
         }
         case 'content_block_start': {
@@ -158,9 +171,17 @@ async function* streamAnthropic(
       }
     }
     if (request.signal.aborted) yield { type: 'message_end', stopReason: 'aborted', usage };
-    else yield { type: 'error', message: 'anthropic: the stream ended before message_stop.' };
+    else {
+      // The connection closed before the message ended: a dropped connection, worth retrying.
+      yield {
+        type: 'error',
+        message: 'anthropic: the stream ended before message_stop (the connection was dropped).',
+        retryable: true,
+        usage: { ...usage },
+      };
+    }
   } catch (error) {
     if (request.signal.aborted) yield { type: 'message_end', stopReason: 'aborted', usage };
-    else yield providerErrorEvent('anthropic', error);
+    else yield providerErrorEvent('anthropic', error, usage);
   }
 }

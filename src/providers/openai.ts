@@ -41,9 +41,11 @@ function stopReasonFrom(reason: string | null | undefined): StopReason {
 }
 
 interface OpenCall {
+  index: number;
   id: string;
   name: string;
   input: ToolInputAccumulator;
+  ended: boolean;
 }
 
 /** OpenAI-compatible Chat Completions, streamed, behind efferent's stream-event model. */
@@ -58,7 +60,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
             new SDK({
               apiKey: options.apiKey ?? 'not-needed',
               ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-              maxRetries: options.maxRetries ?? 2,
+              maxRetries: options.maxRetries ?? 0,
             }),
         );
     return pending;
@@ -76,15 +78,40 @@ async function* streamOpenAI(
   request: ModelRequest,
 ): AsyncGenerator<StreamEvent, void> {
   const usage = emptyUsage();
-  const open = new Map<number, OpenCall>();
+  // Calls by the index the server gives them: fragments of several calls may arrive interleaved
+  // (vLLM, llama.cpp and others), so every fragment goes to its index's call and nowhere else.
+  const calls = new Map<number, OpenCall>();
   let stopReason: StopReason | undefined;
-  // Calls arrive in index order, so a new index means every earlier call is complete: end them at
-  // once so the executor can start them while the model is still streaming.
-  function* closeBefore(index: number): Generator<StreamEvent> {
-    for (const [openIndex, call] of [...open].sort(([left], [right]) => left - right)) {
-      if (openIndex >= index) continue;
-      open.delete(openIndex);
-      yield { type: 'tool_use_end', id: call.id, name: call.name, ...call.input.finish() };
+  const end = (call: OpenCall): StreamEvent => {
+    call.ended = true;
+    const finished = call.input.finish();
+    if (call.name === '') {
+      return {
+        type: 'tool_use_end',
+        id: call.id,
+        name: call.name,
+        input: {},
+        inputError: `tool call ${call.index} arrived without a function name`,
+      };
+    }
+    return { type: 'tool_use_end', id: call.id, name: call.name, ...finished };
+  };
+  // A call is over once a later index has begun and its arguments are one complete JSON object: it
+  // can start while the model is still streaming. Anything else waits for the finish reason.
+  function* endCompleteBefore(index: number): Generator<StreamEvent> {
+    for (const call of [...calls.values()].sort((left, right) => left.index - right.index)) {
+      if (call.index >= index || call.ended) continue;
+      if (call.name !== '' && call.input.isComplete()) yield end(call);
+    }
+  }
+  // Servers that leave out the index: a new id starts a call, a fragment without one continues the last.
+  const indexWithout = (id: string | undefined): number => {
+    const last = [...calls.values()].at(-1);
+    return last && (!id || id === last.id) ? last.index : calls.size;
+  };
+  function* endAll(): Generator<StreamEvent> {
+    for (const call of [...calls.values()].sort((left, right) => left.index - right.index)) {
+      if (!call.ended) yield end(call);
     }
   }
   try {
@@ -122,40 +149,58 @@ async function* streamOpenAI(
       if (delta.reasoning_content) yield { type: 'thinking_delta', thinking: delta.reasoning_content };
       if (delta.content) yield { type: 'text_delta', text: delta.content };
       for (const toolCall of delta.tool_calls ?? []) {
-        yield* closeBefore(toolCall.index);
-        let call = open.get(toolCall.index);
+        const index = typeof toolCall.index === 'number' ? toolCall.index : indexWithout(toolCall.id);
+        let call = calls.get(index);
         if (!call) {
+          yield* endCompleteBefore(index);
           call = {
-            id: toolCall.id ?? `call_${randomUUID().slice(0, 12)}`,
+            index,
+            id: toolCall.id || `call_${randomUUID().slice(0, 12)}`,
             name: toolCall.function?.name ?? '',
             input: new ToolInputAccumulator(),
+            ended: false,
           };
-          open.set(toolCall.index, call);
+          calls.set(index, call);
           yield { type: 'tool_use_start', id: call.id, name: call.name };
+        } else if (toolCall.function?.name && toolCall.function.name !== call.name) {
+          // Some servers repeat the name in every fragment, others split it.
+          call.name = call.name === '' ? toolCall.function.name : call.name + toolCall.function.name;
         }
         const fragment = toolCall.function?.arguments;
-        if (fragment) {
-          call.input.append(fragment);
-          yield { type: 'tool_input_delta', id: call.id, partialJson: fragment };
+        if (!fragment) continue;
+        if (call.ended) {
+          if (fragment.trim() === '') continue;
+          yield {
+            type: 'error',
+            message: `openai: tool call ${index} (${call.name}) received more arguments after they formed a complete JSON object; the response is malformed.`,
+          };
+          return;
         }
+        call.input.append(fragment);
+        yield { type: 'tool_input_delta', id: call.id, partialJson: fragment };
       }
       if (choice.finish_reason) {
         stopReason = stopReasonFrom(choice.finish_reason);
-        // After a cut-off the call still open may be incomplete: leave it unended so it never runs.
-        if (isBadStopReason(stopReason)) open.clear();
-        yield* closeBefore(Number.POSITIVE_INFINITY);
+        // After a cut-off the calls still open may be incomplete: leave them unended so they never run.
+        if (!isBadStopReason(stopReason)) yield* endAll();
+        else for (const call of calls.values()) call.ended = true;
       }
     }
     if (request.signal.aborted) {
       yield { type: 'message_end', stopReason: 'aborted', usage };
       return;
     }
-    yield* closeBefore(Number.POSITIVE_INFINITY);
-    if (stopReason === undefined)
-      yield { type: 'error', message: 'openai: the stream ended without a finish reason.' };
-    else yield { type: 'message_end', stopReason, usage };
+    if (stopReason === undefined) {
+      // The connection closed before the model finished: a dropped connection, worth retrying.
+      yield {
+        type: 'error',
+        message: 'openai: the stream ended without a finish reason (the connection was dropped).',
+        retryable: true,
+        usage: { ...usage },
+      };
+    } else yield { type: 'message_end', stopReason, usage };
   } catch (error) {
     if (request.signal.aborted) yield { type: 'message_end', stopReason: 'aborted', usage };
-    else yield providerErrorEvent('openai', error);
+    else yield providerErrorEvent('openai', error, usage);
   }
 }

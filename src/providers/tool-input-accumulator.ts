@@ -10,6 +10,18 @@ export class ToolInputAccumulator {
     this.#text += fragment;
   }
 
+  /** True when the fragments so far are one complete JSON object (more text could only break it). */
+  isComplete(): boolean {
+    const text = this.#text.trim();
+    if (!text.startsWith('{') || !text.endsWith('}')) return false;
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    } catch {
+      return false;
+    }
+  }
+
   /** The parsed input, or an error describing why it could not be parsed. */
   finish(): { input: Record<string, unknown>; inputError?: string } {
     const text = this.#text.trim();

@@ -163,9 +163,17 @@ describe('runAgent against the Anthropic SDK on a loopback server', () => {
     expect(messages[1]?.content).toEqual([
       { type: 'tool_use', id: 'toolu_01', name: 'Lookup', input: { key: 'k' } },
     ]);
+    // The conversation's cache breakpoint sits on the last message and moves with it.
     expect(messages[2]?.content).toEqual([
-      { type: 'tool_result', tool_use_id: 'toolu_01', content: 'value of k' },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_01',
+        content: 'value of k',
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
+    const first = server.requests[0]?.body['messages'] as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(first[0]?.content.at(-1)?.['cache_control']).toEqual({ type: 'ephemeral' });
   });
 });
 

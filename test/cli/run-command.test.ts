@@ -116,7 +116,7 @@ describe('efferent run -p (headless)', () => {
     expect(String(second[2]?.content[0]?.['content'])).toContain('the answer is 42');
   });
 
-  it('stream-json: events as JSON lines, the first tool starting before the model message ends (OpenAI-compatible)', async () => {
+  it('stream-json: Claude Code envelopes with tool results in call order (OpenAI-compatible)', async () => {
     server = await startLoopbackServer([
       {
         chunks: openaiSse({
@@ -124,7 +124,6 @@ describe('efferent run -p (headless)', () => {
             { id: 'call_1', name: 'Read', input: { file_path: join(workspace, 'notes.txt') } },
             { id: 'call_2', name: 'Glob', input: { pattern: '*.txt' } },
           ],
-          endWait: 400,
         }),
       },
       { chunks: openaiSse({ text: 'Done.' }) },
@@ -140,15 +139,17 @@ describe('efferent run -p (headless)', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Line);
-    const firstStart = lines.findIndex(
-      (line) => line['type'] === 'tool_started' && line['toolUseId'] === 'call_1',
-    );
-    const firstEnd = lines.findIndex(
-      (line) => line['type'] === 'stream' && line['event']['type'] === 'message_end',
-    );
-    expect(firstStart).toBeGreaterThan(-1);
-    expect(firstStart).toBeLessThan(firstEnd);
-    const results = lines.filter((line) => line['type'] === 'tool_result').map((line) => line['toolUseId']);
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: 'gpt-4.1' });
+    const calls = lines
+      .filter((line) => line['type'] === 'assistant')
+      .flatMap((line) => line['message']['content'])
+      .filter((block: Line) => block['type'] === 'tool_use')
+      .map((block: Line) => block['id']);
+    expect(calls).toEqual(['call_1', 'call_2']);
+    const results = lines
+      .filter((line) => line['type'] === 'user')
+      .flatMap((line) => line['message']['content'])
+      .map((block: Line) => block['tool_use_id']);
     expect(results).toEqual(['call_1', 'call_2']);
     expect(lines.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Done.' });
   });
@@ -269,7 +270,7 @@ describe('efferent run (interactive)', () => {
     child.stdin.write('go\n');
     await screen.until('Thinking for a long time');
     child.kill('SIGINT');
-    await screen.until('Interrupted.');
+    await screen.until('Interrupted (Ctrl+C).');
     await screen.until('(aborted');
     child.kill('SIGINT');
     const { code } = await result;

@@ -15,8 +15,15 @@ export interface Chunk {
   text: string;
 }
 
-/** What the server answers: SSE chunks, or an HTTP error with a JSON body. */
-export type Reply = { chunks: Chunk[] } | { status: number; body: unknown };
+/**
+ * What the server answers: SSE chunks (`reset` destroys the connection after them instead of ending
+ * the response), an HTTP error with a JSON body and headers, or `drop` (the connection is destroyed
+ * before any response).
+ */
+export type Reply =
+  | { chunks: Chunk[]; reset?: boolean }
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { drop: true };
 
 /** A loopback HTTP server on 127.0.0.1:0 that answers each request with the next scripted reply. */
 export interface LoopbackServer {
@@ -48,8 +55,12 @@ export async function startLoopbackServer(
           ? replies(recorded)
           : (replies[Math.min(served, replies.length - 1)] as Reply);
       served += 1;
+      if ('drop' in reply) {
+        request.socket.destroy();
+        return;
+      }
       if ('status' in reply) {
-        response.writeHead(reply.status, { 'content-type': 'application/json' });
+        response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
         response.end(JSON.stringify(reply.body));
         return;
       }
@@ -62,6 +73,12 @@ export async function startLoopbackServer(
         if (chunk.wait) await new Promise((resolve) => setTimeout(resolve, chunk.wait));
         if (response.destroyed) return;
         response.write(chunk.text);
+      }
+      if (reply.reset) {
+        // Let the written chunks reach the client, then cut the connection mid-stream.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        request.socket.destroy();
+        return;
       }
       response.end();
     });

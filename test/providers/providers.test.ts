@@ -106,7 +106,7 @@ describe('Anthropic provider (real SDK, loopback server)', () => {
           text: 'Let me read both.',
           toolCalls: [
             { id: 'toolu_a', name: 'Read', input: { file_path: 'a.js' } },
-            { id: 'toolu_b', name: 'Read', input: { file_path: 'b.js' }, wait: 150 },
+            { id: 'toolu_b', name: 'Read', input: { file_path: 'b.js' }, wait: 400 },
           ],
           usage: { input: 120, output: 45, cacheRead: 1000, cacheWrite: 30 },
         }),
@@ -164,7 +164,10 @@ describe('Anthropic provider (real SDK, loopback server)', () => {
         { type: 'text', text: 'An image:' },
         { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } },
       ],
+      // The moving breakpoint: the whole conversation so far is cached.
+      cache_control: { type: 'ephemeral' },
     });
+    expect(body['messages'][1].content.at(-1).cache_control).toBeUndefined();
   });
 
   it('reports a cut-off tool input at max_tokens instead of guessing it', async () => {

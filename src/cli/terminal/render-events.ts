@@ -9,27 +9,64 @@ export interface RenderOptions {
   timestamps?: boolean;
   /** Where time 0 is; default the first event. */
   startedAt?: number;
-  /** A short detail for a result line, instead of its line count (the demo shows test tallies). */
+  /** A short detail for a result line, instead of its first lines (the demo shows test tallies). */
   resultDetail?: (text: string, isError: boolean) => string | undefined;
+  /**
+   * Print a call's "started" line only once it is known to run: at its first progress, or when
+   * {@link EventRenderer.permissionGranted} says a person allowed it (interactive sessions).
+   */
+  deferStarted?: boolean;
+  /** How many lines of a result to show; default 3. */
+  resultLines?: number;
 }
 
+/** Prints events; `permissionGranted` tells it a prompt for a call was answered with an allow. */
+export interface EventRenderer {
+  (event: AgentEvent): void;
+  permissionGranted(toolUseId: string): void;
+}
+
+/** The most telling input field of a call, shortened: a path, a command, a pattern or a URL. */
 function summary(input: Record<string, unknown>): string {
-  const first = ['file_path', 'command', 'pattern', 'path', 'url']
+  const first = ['file_path', 'command', 'pattern', 'path', 'url', 'notebook_path']
     .map((key) => input[key])
     .find((value) => typeof value === 'string');
-  const text = typeof first === 'string' ? first : JSON.stringify(input);
+  const text = (typeof first === 'string' ? first : JSON.stringify(input)).replace(/\s+/g, ' ');
   return text.length > 70 ? `${text.slice(0, 69)}…` : text;
 }
 
+/** A call as the user sees it: `Write(/tmp/out.txt)`, `Bash(npm test)`. */
+export function callLabel(name: string, input: Record<string, unknown>): string {
+  return `${name}(${summary(input)})`;
+}
+
+/** Colours a unified diff: additions green, removals red, hunk headers cyan; other text unchanged. */
+export function colourDiff(text: string): string[] {
+  return text.split('\n').map((line) => {
+    if (line.startsWith('+++') || line.startsWith('---')) return style.bold(line);
+    if (line.startsWith('+')) return style.green(line);
+    if (line.startsWith('-')) return style.red(line);
+    if (line.startsWith('@@')) return style.cyan(line);
+    return line;
+  });
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
 /**
- * Prints agent events as they happen: streamed text inline, one line when a tool starts, one when its
- * result is back (in call order), and progress as it arrives.
+ * Prints agent events as they happen: streamed text inline, one line when a tool starts, progress
+ * (elapsed time and the output tail of shell commands), and each result's first lines (in call order).
  */
-export function createEventRenderer(output: Writable, options: RenderOptions = {}) {
+export function createEventRenderer(output: Writable, options: RenderOptions = {}): EventRenderer {
   let startedAt = options.startedAt;
   let inText = false;
-  const names = new Map<string, string>();
   const inputs = new Map<string, Record<string, unknown>>();
+  const names = new Map<string, string>();
+  const startedAtOf = new Map<string, number>();
+  const shown = new Set<string>();
+  const lastTail = new Map<string, string>();
   const stamp = (at: number) => {
     startedAt ??= at;
     return options.timestamps ? style.dim(`[${String(Math.round(at - startedAt)).padStart(5)} ms] `) : '';
@@ -39,7 +76,13 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
     inText = false;
     output.write(`${text}\n`);
   };
-  return (event: AgentEvent): void => {
+  const label = (id: string, name: string) => callLabel(name, inputs.get(id) ?? {});
+  const showStarted = (id: string, at: number) => {
+    if (shown.has(id)) return;
+    shown.add(id);
+    line(`${stamp(at)}${style.cyan('▶')} ${label(id, names.get(id) ?? 'tool')} started`);
+  };
+  const render = (event: AgentEvent): void => {
     switch (event.type) {
       case 'stream': {
         const inner = event.event;
@@ -48,7 +91,6 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
           output.write(inner.text);
           inText = true;
         } else if (inner.type === 'tool_use_end') {
-          names.set(inner.id, inner.name);
           inputs.set(inner.id, inner.input);
           if (options.timestamps)
             line(`${stamp(event.at)}${style.dim(`model: ${inner.name} call complete`)}`);
@@ -58,23 +100,65 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
         return;
       }
       case 'tool_started':
+        names.set(event.toolUseId, event.name);
+        startedAtOf.set(event.toolUseId, event.at);
+        if (!options.deferStarted) showStarted(event.toolUseId, event.at);
+        return;
+      case 'tool_progress': {
+        showStarted(event.toolUseId, event.at);
+        const data = event.data as { type?: string; output?: string; elapsedMs?: number } | undefined;
+        if (data?.type !== 'shell_progress') return;
+        const tail = (data.output ?? '').trimEnd().split('\n').slice(-3).join('\n');
+        if (tail === lastTail.get(event.toolUseId)) return;
+        lastTail.set(event.toolUseId, tail);
+        const elapsed = seconds(data.elapsedMs ?? event.at - (startedAtOf.get(event.toolUseId) ?? event.at));
         line(
-          `${stamp(event.at)}${style.cyan('▶')} ${event.name}(${summary(inputs.get(event.toolUseId) ?? {})}) started`,
+          style.dim(
+            `  … ${elapsed}${
+              tail
+                ? `\n${tail
+                    .split('\n')
+                    .map((text) => `  │ ${text}`)
+                    .join('\n')}`
+                : ''
+            }`,
+          ),
         );
         return;
-      case 'tool_progress':
-        return;
+      }
       case 'tool_result': {
         const text = toolResultText(event.result).trim();
-        const first = text.split('\n')[0] ?? '';
-        const lines = text ? text.split('\n').length : 0;
-        const mark = event.result.isError ? style.red('✗') : style.green('✓');
-        const detail =
-          options.resultDetail?.(text, event.result.isError === true) ??
-          (event.result.isError ? first.slice(0, 160) : `${lines} line${lines === 1 ? '' : 's'}`);
-        line(`${stamp(event.at)}${mark} ${event.name} result: ${detail}`);
+        const isError = event.result.isError === true;
+        const mark = isError ? style.red('✗') : style.green('✓');
+        const began = startedAtOf.get(event.toolUseId);
+        const elapsed = began === undefined ? '' : style.dim(` (${seconds(event.at - began)})`);
+        const custom = options.resultDetail?.(text, isError);
+        if (custom !== undefined) {
+          line(`${stamp(event.at)}${mark} ${event.name} result: ${custom}`);
+          return;
+        }
+        const all = text ? text.split('\n') : [];
+        const count = options.resultLines ?? 3;
+        const first = all
+          .slice(0, count)
+          .map((each) => (each.length > 160 ? `${each.slice(0, 159)}…` : each));
+        const more = all.length > count ? style.dim(`\n  … ${all.length - count} more lines`) : '';
+        const target = summary(inputs.get(event.toolUseId) ?? {});
+        const head = `${stamp(event.at)}${mark} ${event.name} result${target === '{}' ? '' : ` · ${target}`}${elapsed}:`;
+        const body = first.map((each) => (isError ? style.red(`  ${each}`) : `  ${each}`));
+        const diff = isError ? [] : diffLines(text);
+        line([head, ...(diff.length > 0 ? diff : body)].join('\n') + (diff.length > 0 ? '' : more));
         return;
       }
+      case 'retry':
+        line(
+          style.yellow(
+            event.maxTokens !== undefined
+              ? `${event.reason} Asking again with an output limit of ${event.maxTokens} tokens.`
+              : `Retrying (${event.attempt}/${event.maxRetries}) in ${seconds(event.delayMs)}: ${event.reason}`,
+          ),
+        );
+        return;
       case 'turn_start':
       case 'assistant_message':
       case 'tool_results':
@@ -85,4 +169,17 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
         return;
     }
   };
+  return Object.assign(render, {
+    permissionGranted(toolUseId: string) {
+      showStarted(toolUseId, startedAtOf.get(toolUseId) ?? Date.now());
+    },
+  });
+}
+
+/** A diff inside a result (Edit, Write, MultiEdit report one), coloured, at most 20 lines. */
+function diffLines(text: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((each) => each.startsWith('@@'));
+  if (start < 0) return [];
+  return colourDiff(lines.slice(start, start + 20).join('\n')).map((each) => `  ${each}`);
 }

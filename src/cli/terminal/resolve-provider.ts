@@ -7,8 +7,11 @@ import {
   loadSessionFile,
 } from '../../providers/index.ts';
 
-/** The models used when `--model` names only a provider or nothing at all. */
-export const defaultModels = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-4.1' } as const;
+/**
+ * The models used when `--model` names only a provider or nothing at all: current ones, none that the
+ * Anthropic SDK lists as deprecated (a test checks).
+ */
+export const defaultModels = { anthropic: 'claude-sonnet-5', openai: 'gpt-4.1' } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 

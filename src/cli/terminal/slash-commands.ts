@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** A command from a Markdown file: `/name arguments` sends the file's text as the prompt. */
+export interface CustomCommand {
+  name: string;
+  path: string;
+  description: string;
+  body: string;
+}
+
+/** The built-in commands and what they do, for `/help`. */
+export const builtInCommands: ReadonlyArray<[string, string]> = [
+  ['/help', 'this list'],
+  ['/clear', 'forget the conversation and start again'],
+  ['/compact [focus]', 'summarise the conversation so far (by the model) to free context'],
+  ['/cost', "this session's tokens and cost"],
+  ['/model [provider:name]', 'show the model, or switch to another'],
+  ['/permissions', 'the permission rules in force and the file each comes from'],
+  ['/exit', 'quit (also Ctrl+C twice at the prompt, or Ctrl+D)'],
+];
+
+function parse(path: string, text: string): CustomCommand {
+  let body = text;
+  let description = '';
+  const front = /^---\n([\s\S]*?)\n---\n?/.exec(text);
+  if (front) {
+    body = text.slice(front[0].length);
+    description = /^description:\s*(.+)$/m.exec(front[1] ?? '')?.[1]?.trim() ?? '';
+  }
+  if (!description) description = body.trim().split('\n')[0]?.slice(0, 80) ?? '';
+  return { name: basename(path, '.md'), path, description, body };
+}
+
+/**
+ * Custom commands from `.efferent/commands/*.md`, then `.claude/commands/*.md` (the first of a name
+ * wins), in the project and in the user's config folder. Front matter may give a `description`.
+ */
+export function loadCustomCommands(folders: readonly string[]): CustomCommand[] {
+  const commands = new Map<string, CustomCommand>();
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = readdirSync(folder).filter((name) => name.endsWith('.md'));
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      const path = join(folder, name);
+      const command = parse(path, readFileSync(path, 'utf8'));
+      if (!commands.has(command.name)) commands.set(command.name, command);
+    }
+  }
+  return [...commands.values()];
+}
+
+/** The command folders of a project and a user, in the order they are searched. */
+export function commandFolders(projectRoot: string, configDir: string, home: string): string[] {
+  return [
+    join(projectRoot, '.efferent', 'commands'),
+    join(projectRoot, '.claude', 'commands'),
+    join(configDir, 'commands'),
+    join(home, '.claude', 'commands'),
+  ];
+}
+
+/** A custom command's prompt: `$ARGUMENTS` (and `$1`, `$2`, …) replaced, or the arguments appended. */
+export function expandCommand(command: CustomCommand, args: string): string {
+  const words = args.split(/\s+/).filter(Boolean);
+  const body = command.body.trim();
+  if (!/\$ARGUMENTS|\$\d/.test(body)) return args ? `${body}\n\n${args}` : body;
+  return body
+    .replaceAll('$ARGUMENTS', args)
+    .replace(/\$(\d)/g, (_, digit: string) => words[Number(digit) - 1] ?? '');
+}
