@@ -1,7 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
-import { buildRules } from '../rules/build-rules.ts';
+import { errorMessage } from '../../core/index.ts';
+import { type BuiltRules, buildRules, type RuleOrigin } from '../rules/build-rules.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
+import { formatSettingsWarning, type SettingsWarning } from './lenient-settings.ts';
 import type { LoadSettingsOptions, SettingsLayer } from './load-settings.ts';
 import type { HooksLayer, LoadedSettings } from './settings-types.ts';
 import { modeStrictness, untrustedProjectView } from './untrusted-settings.ts';
@@ -20,13 +22,48 @@ export const sourcePrecedence: readonly RuleSource[] = [
 const modesProjectMayNotSet = new Set<PermissionMode>(['bypassPermissions', 'auto']);
 
 /**
+ * Builds one list of rules leniently: a rule that does not parse is skipped with a warning naming the
+ * file and key (Claude Code does the same), and the others still apply.
+ */
+function buildRulesLeniently(
+  texts: readonly string[],
+  behavior: 'allow' | 'deny' | 'ask',
+  origin: RuleOrigin,
+  warnings: SettingsWarning[],
+): BuiltRules {
+  const prefix = origin.keyPrefix ?? `permissions.${behavior}`;
+  const result: BuiltRules = { rules: [], notices: [] };
+  texts.forEach((text, index) => {
+    const key = `${prefix}[${index}]`;
+    try {
+      const built = buildRules([text], behavior, { ...origin, keyPrefix: prefix });
+      result.rules.push(...built.rules);
+      // buildRules numbered the single rule 0; put its real position back.
+      result.notices.push(...built.notices.map((notice) => notice.replaceAll(`${prefix}[0]`, key)));
+    } catch (error) {
+      const why = errorMessage(error)
+        .replace(/^Settings .*?: key \S+ is invalid: /, '')
+        .replace(/\.$/, '');
+      warnings.push({
+        file: origin.origin,
+        key,
+        reason: `rule ${JSON.stringify(text)} is not valid (${why}); it was skipped and the other rules apply.`,
+      });
+    }
+  });
+  return result;
+}
+
+/**
  * Merges settings layers: rule lists and directories concatenate, the highest level that sets a
  * scalar wins, and project-level files are trusted only as far as the workspace is.
  */
 export function mergeSettings(
   unordered: readonly SettingsLayer[],
   options: LoadSettingsOptions & { projectRoot: string },
+  fileWarnings: readonly SettingsWarning[] = [],
 ): LoadedSettings {
+  const warnings: SettingsWarning[] = [...fileWarnings];
   const layers = [...unordered].sort(
     (a, b) => sourcePrecedence.indexOf(a.source) - sourcePrecedence.indexOf(b.source),
   );
@@ -72,7 +109,7 @@ export function mergeSettings(
     }
     for (const behavior of ['deny', 'ask', 'allow'] as const) {
       const texts = permissions[behavior] ?? [];
-      const built = buildRules(texts, behavior, origin);
+      const built = buildRulesLeniently(texts, behavior, origin, warnings);
       notices.push(...built.notices);
       if (!rulesAllowed) continue;
       if (behavior === 'allow' && untrusted) {
@@ -124,16 +161,22 @@ export function mergeSettings(
 
   const cli = options.cli ?? {};
   const cliOrigin = { source: 'cliArg' as const, root: options.cwd };
-  const cliAllow = buildRules(cli.allowedTools ?? [], 'allow', {
-    ...cliOrigin,
-    origin: '--allowedTools',
-    keyPrefix: '--allowedTools',
-  });
-  const cliDeny = buildRules(cli.disallowedTools ?? [], 'deny', {
-    ...cliOrigin,
-    origin: '--disallowedTools',
-    keyPrefix: '--disallowedTools',
-  });
+  const cliAllow = buildRulesLeniently(
+    cli.allowedTools ?? [],
+    'allow',
+    {
+      ...cliOrigin,
+      origin: '--allowedTools',
+      keyPrefix: '--allowedTools',
+    },
+    warnings,
+  );
+  const cliDeny = buildRulesLeniently(
+    cli.disallowedTools ?? [],
+    'deny',
+    { ...cliOrigin, origin: '--disallowedTools', keyPrefix: '--disallowedTools' },
+    warnings,
+  );
   notices.push(...cliAllow.notices, ...cliDeny.notices);
   if (managedOnly && cliAllow.rules.length > 0)
     notices.push('Ignored --allowedTools: policy allows managed rules only.');
@@ -179,7 +222,9 @@ export function mergeSettings(
     hooks: keptHooks,
     disableAllHooks,
     env,
-    notices,
+    // Each skipped entry is also a notice, so every command that reports notices shows it once.
+    notices: [...warnings.map(formatSettingsWarning), ...notices],
+    warnings,
     files: layers.map((layer) => ({ source: layer.source, origin: layer.origin })),
     projectRoot: options.projectRoot,
     cwd: options.cwd,

@@ -1,5 +1,6 @@
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
 import type { RuleSet } from '../rules/rule-types.ts';
+import type { SettingsWarning } from './lenient-settings.ts';
 import type { HooksConfig } from './settings-schema.ts';
 
 /** Hooks from one settings file, validated but otherwise as written. */
@@ -29,8 +30,10 @@ export interface LoadedSettings {
   disableAllHooks: boolean;
   /** Environment for tools, higher levels winning. */
   env: Record<string, string>;
-  /** Things the user should know: ignored rules, untrusted workspace, refused modes. */
+  /** Things the user should know: skipped entries, ignored rules, untrusted workspace, refused modes. */
   notices: string[];
+  /** Entries (or whole files) skipped because they were invalid: file, key and why. */
+  warnings: SettingsWarning[];
   /** The files that were read, highest precedence first. */
   files: Array<{ source: RuleSource; origin: string }>;
   projectRoot: string;
