@@ -4,4 +4,5 @@ export { missingResultText, normalizeMessagesForApi } from './normalize-messages
 export { addUsage, costOf, type ModelPrice, modelPrices, priceOf } from './pricing.ts';
 export { type RunAgentOptions, runAgent } from './run-agent.ts';
 export { createSession, type Session, type SessionOptions } from './session.ts';
+export { type CallDecision, decideCall } from './decide-call.ts';
 export { isWorkspaceTrusted, trustStorePath, trustWorkspace } from './workspace-trust.ts';

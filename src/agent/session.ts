@@ -31,6 +31,7 @@ import {
   type LoadedSettings,
   loadDefaultShellAnalyzer,
   loadSettings,
+  managedSettingsPathFrom,
   matchesRuleCondition,
   type PermissionRequestHookResult,
   type ShellAnalyzer,
@@ -84,9 +85,12 @@ export interface SessionOptions {
   trusted?: boolean;
   /** Command-line settings (`--settings`, `--allowedTools`, …). */
   cli?: CliSettingsInput;
-  /** Also read Claude Code's `.claude/` settings files. */
+  /** Read Claude Code's `.claude/` settings files too (default: yes, unless a settings file says `"claudeCompat": false`). */
   claudeCompat?: boolean;
+  /** The managed policy file; default `EFFERENT_MANAGED_SETTINGS` from `env`, else `/etc/efferent/managed-settings.json`. */
   managedSettingsPath?: string;
+  /** `false` opens the session without running any hook (`efferent check` decides without side effects). */
+  runHooks?: boolean;
   /** The interactive prompt; without it, asks resolve with nobody to answer (refused with an explanation). */
   askUser?: AskUser;
   /** Auto mode's classifier; default the rule-based one, which never allows (a person decides). */
@@ -238,8 +242,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     trusted,
     cli,
     ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
-    ...(options.claudeCompat ? { claudeCompat: true } : {}),
-    ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
+    ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
+    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
   });
   const shell = await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);
@@ -268,8 +272,9 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const hooks = createHookRunner({
     hooks: mergeHooks(settings),
     projectDir: settings.projectRoot,
-    env,
-    disabled: settings.disableAllHooks,
+    // Hooks see the settings' env too, as tools do (the model credentials stay, as in Claude Code).
+    env: { ...env, ...settings.env },
+    disabled: settings.disableAllHooks || options.runHooks === false,
     outputDir: hookOutputDir(context.run.sessionDir),
     matchesCondition: hookConditionMatcher({
       tools: [...tools, ...allTools],

@@ -31,7 +31,8 @@ export function mcpConfigOptions(
     trusted,
     ...(flags.mcpConfig?.length ? { cliConfigs: flags.mcpConfig } : {}),
     ...(flags.strictMcpConfig ? { strict: true } : {}),
-    ...(options.claudeCompat ? { claudeCompat: true } : {}),
+    // Claude Code's files are read unless compatibility is switched off.
+    ...(options.claudeCompat !== false ? { claudeCompat: true } : {}),
     env: options.env ?? process.env,
   };
 }
