@@ -4,6 +4,7 @@ import { errorMessage } from '../../core/index.ts';
 import { type BuiltRules, buildRules, type RuleOrigin } from '../rules/build-rules.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { formatSettingsWarning, type SettingsWarning } from './lenient-settings.ts';
+import { unusedSettingsKeys } from './settings-keys.ts';
 import type { LoadSettingsOptions, SettingsLayer } from './load-settings.ts';
 import type { HooksLayer, LoadedSettings } from './settings-types.ts';
 import { modeStrictness, untrustedProjectView } from './untrusted-settings.ts';
@@ -83,11 +84,13 @@ export function mergeSettings(
   // A mode an untrusted project chose, and the first mode a level below it chose: the stricter wins.
   let untrustedMode: PermissionMode | undefined;
   let modeBelowUntrusted: PermissionMode | undefined;
-  const managedOnly = layers.some(
+  const policy = layers.filter((layer) => layer.source === 'policySettings');
+  const managedOnly = policy.some(
     (layer) =>
-      layer.source === 'policySettings' &&
-      layer.settings.permissions?.allowManagedPermissionRulesOnly === true,
+      layer.settings.permissions?.allowManagedPermissionRulesOnly === true ||
+      layer.settings.allowManagedPermissionRulesOnly === true,
   );
+  const managedHooksOnly = policy.some((layer) => layer.settings.allowManagedHooksOnly === true);
 
   for (const original of layers) {
     const untrusted = original.projectLevel && !options.trusted;
@@ -145,6 +148,8 @@ export function mergeSettings(
     }
     if (layer.settings.hooks) {
       if (untrusted) notices.push(`Ignored hooks in ${layer.origin}: the workspace is not trusted.`);
+      else if (managedHooksOnly && layer.source !== 'policySettings')
+        notices.push(`Ignored hooks in ${layer.origin}: policy allows managed hooks only.`);
       else hooks.push({ source: layer.source, origin: layer.origin, hooks: layer.settings.hooks });
     }
     if (layer.settings.disableAllHooks === true) {
@@ -225,6 +230,7 @@ export function mergeSettings(
     // Each skipped entry is also a notice, so every command that reports notices shows it once.
     notices: [...warnings.map(formatSettingsWarning), ...notices],
     warnings,
+    unusedKeys: unusedSettingsKeys(layers),
     files: layers.map((layer) => ({ source: layer.source, origin: layer.origin })),
     projectRoot: options.projectRoot,
     cwd: options.cwd,

@@ -1,6 +1,7 @@
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
 import type { RuleSet } from '../rules/rule-types.ts';
 import type { SettingsWarning } from './lenient-settings.ts';
+import type { UnusedSettingsKey } from './settings-keys.ts';
 import type { HooksConfig } from './settings-schema.ts';
 
 /** Hooks from one settings file, validated but otherwise as written. */
@@ -34,6 +35,8 @@ export interface LoadedSettings {
   notices: string[];
   /** Entries (or whole files) skipped because they were invalid: file, key and why. */
   warnings: SettingsWarning[];
+  /** Keys the files set that efferent does not use, with why (`efferent doctor` lists them). */
+  unusedKeys: UnusedSettingsKey[];
   /** The files that were read, highest precedence first. */
   files: Array<{ source: RuleSource; origin: string }>;
   projectRoot: string;

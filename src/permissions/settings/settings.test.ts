@@ -133,6 +133,50 @@ describe('loadSettings', () => {
     expect(lenient.warnings[0]).toMatchObject({ file: '--settings', key: 'permissions.allow[0]' });
   });
 
+  it('enforces the managed policy: managed rules only, managed hooks only, no bypass mode', async () => {
+    const hook = (command: string) => ({ PreToolUse: [{ hooks: [{ type: 'command', command }] }] });
+    write(managed, {
+      allowManagedPermissionRulesOnly: true,
+      allowManagedHooksOnly: true,
+      permissions: { deny: ['Bash(curl *)'], disableBypassPermissionsMode: 'disable' },
+      hooks: hook('policy-hook'),
+    });
+    write(join(project, '.efferent', 'settings.json'), {
+      permissions: { allow: ['Bash(*)'], deny: ['Read'] },
+      hooks: hook('project-hook'),
+    });
+    const settings = await load({ cli: { permissionMode: 'bypassPermissions', allowedTools: ['Edit'] } });
+    expect(texts(settings.rules.allow)).toEqual([]);
+    expect(texts(settings.rules.deny)).toEqual(['Bash(curl *)']);
+    expect(settings.hooks.map((layer) => layer.source)).toEqual(['policySettings']);
+    expect(settings.defaultMode).toBe('default');
+    const notices = settings.notices.join('\n');
+    expect(notices).toMatch(/permission rules in .*settings\.json: policy allows managed rules only/);
+    expect(notices).toMatch(/hooks in .*settings\.json: policy allows managed hooks only/);
+    expect(notices).toMatch(/--allowedTools: policy allows managed rules only/);
+  });
+
+  it('lists every key a file sets that efferent does not use, with why', async () => {
+    const file = join(project, '.claude', 'settings.json');
+    write(file, {
+      model: 'claude-sonnet-4-5',
+      includeCoAuthoredBy: true,
+      statusLine: { type: 'command', command: 'echo hi' },
+      permissions: { allow: ['Read'], defaultMode: 'plan', experimentalThing: 1 },
+      somethingNew: 1,
+    });
+    const { unusedKeys } = await load();
+    expect(unusedKeys.map((entry) => [entry.file, entry.key])).toEqual([
+      [file, 'model'],
+      [file, 'includeCoAuthoredBy'],
+      [file, 'statusLine'],
+      [file, 'somethingNew'],
+      [file, 'permissions.experimentalThing'],
+    ]);
+    expect(unusedKeys[0]?.reason).toMatch(/--model/);
+    for (const entry of unusedKeys) expect(entry.reason).toMatch(/\.$/);
+  });
+
   it('skips unanchored allow globs and parameter rules on main fields with a notice', async () => {
     write(join(project, '.efferent', 'settings.json'), {
       permissions: { allow: ['mcp__*', 'mcp__github__*'], deny: ['Bash(command:rm)', 'Read(!src/**)'] },
