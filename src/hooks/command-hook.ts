@@ -32,7 +32,8 @@ function commandLine(handler: CommandHookHandler): { file: string; args: string[
   if (handler.shell === 'powershell') {
     return { file: 'pwsh', args: ['-NoProfile', '-NonInteractive', '-Command', handler.command] };
   }
-  return { file: 'sh', args: ['-c', handler.command] };
+  // Claude Code runs command hooks with bash: `[[ … ]]`, arrays and `source` must work.
+  return { file: 'bash', args: ['-c', handler.command] };
 }
 
 /**

@@ -77,7 +77,7 @@ function collectEntries(config: HookRunnerConfig): Entry[] {
             'command',
             command.command,
             command.args ?? null,
-            command.shell ?? 'sh',
+            command.shell ?? 'bash',
             command.if ?? null,
           ]);
           entries.push({ ...base, kind: 'command', handler: command, key });
@@ -103,6 +103,26 @@ function hookEnv(config: HookRunnerConfig, projectDir: string): Record<string, s
   env['CLAUDE_PROJECT_DIR'] = projectDir;
   env['EFFERENT_PROJECT_DIR'] = projectDir;
   return env;
+}
+
+/**
+ * The one rule for a hook that times out, command or in-process: it never approves anything. On
+ * PreToolUse it answers `deny` for that hook (the call is not run, and the permission trace names the
+ * hook and the timeout); on every other event it is a non-blocking error and the action goes ahead.
+ */
+export function timedOutHookResult(event: HookEvent, hook: string, message: string): HookResult {
+  if (event !== 'PreToolUse') return { hook, error: message };
+  return {
+    hook,
+    error: message,
+    output: {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: `${message} A hook that gives no answer never approves a call; raise its "timeout" or make it faster.`,
+      },
+    },
+  };
 }
 
 async function runCallback(
@@ -133,11 +153,7 @@ async function runCallback(
     ]);
     if (returned === 'timeout') {
       controller.abort(new Error('hook timed out'));
-      const message = `Hook ${hook} timed out after ${seconds}s.`;
-      // The Agent SDK blocks a call whose PreToolUse callback times out: no answer is not consent.
-      return event === 'PreToolUse'
-        ? { hook, blocking: `${message} The call was blocked because the hook could not approve it.` }
-        : { hook, error: message };
+      return timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s.`);
     }
     if (returned === 'aborted') return { hook, error: `Hook ${hook} was cancelled.` };
     if (returned === undefined || returned === null || returned.async === true) return { hook };
@@ -182,7 +198,8 @@ async function runCommand(
   }
   const run = await runCommandHook(entry.handler, runOptions);
   if (run.spawnError !== undefined) return { hook, error: `Hook ${hook} could not start: ${run.spawnError}` };
-  if (run.timedOut) return { hook, error: `Hook ${hook} timed out after ${seconds}s and was killed.` };
+  if (run.timedOut)
+    return timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s and was killed.`);
   if (run.aborted) return { hook, error: `Hook ${hook} was cancelled.` };
   return interpretCommandExit(event, hook, run);
 }
