@@ -225,6 +225,20 @@ function permissionRequestHook(hooks: HookRunner) {
   };
 }
 
+/** Fires Notification hooks (`permission_prompt`) before each permission prompt reaches the person. */
+function notifyingAskUser(askUser: AskUser, hooks: HookRunner, context: ToolUseContext): AskUser {
+  return async (prompt, signal) => {
+    if (hooks.hasHooks('Notification', 'permission_prompt')) {
+      const input = createHookInput('Notification', context, {
+        message: `efferent needs your permission to use ${prompt.toolName}`,
+        notification_type: 'permission_prompt',
+      });
+      await hooks.run('Notification', input, { signal, matchValue: 'permission_prompt' });
+    }
+    return askUser(prompt, signal);
+  };
+}
+
 /**
  * Loads settings (rules, mode, hooks, env) for a working directory and assembles the session: the
  * tool pool, the shell analyser, the permission resolver with its PermissionRequest hook, the hook
@@ -284,18 +298,26 @@ export async function createSession(options: SessionOptions): Promise<Session> {
       shell,
     }),
   });
+  const askUser = options.askUser;
   const resolvePermission = createPermissionResolver({
     settings,
     home,
     onPermissionRequest: permissionRequestHook(hooks),
-    ...(options.askUser ? { askUser: options.askUser } : {}),
+    // Notification hooks hear about every permission prompt before the person sees it.
+    ...(askUser ? { askUser: notifyingAskUser(askUser, hooks, context) } : {}),
     // Auto mode's default reviewer is rule-based: it never allows, it explains why a person is asked.
     classifier: options.classifier ?? createRuleBasedClassifier(),
     ...(shell ? { shell } : {}),
   });
   const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
   const runTool = createToolRunner({ tools, allTools, resolvePermission, hooks, budget: resultBudget });
+  let ended = false;
   const dispose = async () => {
+    if (!ended && hooks.hasHooks('SessionEnd', 'other')) {
+      ended = true;
+      const input = createHookInput('SessionEnd', context, { reason: 'other' });
+      await hooks.run('SessionEnd', input, { signal: new AbortController().signal, matchValue: 'other' });
+    }
     // Both run even if one fails: no background hook or shell may outlive the session.
     const results = await Promise.allSettled([hooks.dispose(), context.run.resources?.dispose()]);
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');

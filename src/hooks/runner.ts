@@ -181,7 +181,7 @@ async function runCommand(
   const runOptions = {
     stdin: JSON.stringify(input),
     cwd: projectDir,
-    env: hookEnv(config, projectDir),
+    env: { ...hookEnv(config, projectDir), ...options.env },
     timeoutMs: seconds * 1000,
     signal: options.signal,
   };

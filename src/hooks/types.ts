@@ -181,6 +181,8 @@ export interface HookRunOptions {
   matchValue?: string;
   /** Passed to in-process hooks. */
   toolUseId?: string;
+  /** Extra environment for command hooks of this run (e.g. `CLAUDE_ENV_FILE` for SessionStart). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Runs the hooks configured for an event. */

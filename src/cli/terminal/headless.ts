@@ -29,6 +29,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
     tools: session.tools,
     runTool: session.runTool,
     resultBudget: session.resultBudget,
+    hooks: session.hooks,
     context: session.context,
     systemPrompt: options.systemPrompt,
     prompt: options.prompt,
