@@ -289,6 +289,7 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     // Hooks see the settings' env too, as tools do (the model credentials stay, as in Claude Code).
     env: { ...env, ...settings.env },
     disabled: settings.disableAllHooks || options.runHooks === false,
+    ...(settings.allowedHttpHookUrls ? { allowedHttpHookUrls: settings.allowedHttpHookUrls } : {}),
     outputDir: hookOutputDir(context.run.sessionDir),
     matchesCondition: hookConditionMatcher({
       tools: [...tools, ...allTools],

@@ -1,4 +1,5 @@
 import { runCommandHook } from './command-hook.ts';
+import { type HttpHookHandler, httpHookUrlAllowed, runHttpHook } from './http-hook.ts';
 import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
 import { emptyHookOutcome, mergeHookResults } from './merge-outcome.ts';
@@ -49,6 +50,7 @@ type Entry =
       timeout?: number;
       key: unknown;
     }
+  | { kind: 'http'; event: HookEvent; matcher?: string; handler: HttpHookHandler; key: string }
   | { kind: 'unsupported'; event: HookEvent; matcher?: string; type: string; key: string };
 
 function hookLabel(entry: Entry): string {
@@ -59,6 +61,7 @@ function hookLabel(entry: Entry): string {
     return text.length > 80 ? `${text.slice(0, 77)}...` : text;
   }
   if (entry.kind === 'callback') return `callback:${entry.callback.name || 'anonymous'}`;
+  if (entry.kind === 'http') return entry.handler.url;
   return `${entry.type} hook`;
 }
 
@@ -81,6 +84,14 @@ function collectEntries(config: HookRunnerConfig): Entry[] {
             command.if ?? null,
           ]);
           entries.push({ ...base, kind: 'command', handler: command, key });
+        } else if (handler.type === 'http' && typeof handler['url'] === 'string') {
+          const http = handler as unknown as HttpHookHandler;
+          entries.push({
+            ...base,
+            kind: 'http',
+            handler: http,
+            key: JSON.stringify(['http', http.url, http.headers ?? null]),
+          });
         } else {
           entries.push({ ...base, kind: 'unsupported', type: handler.type, key: JSON.stringify(handler) });
         }
@@ -204,6 +215,31 @@ async function runCommand(
   return interpretCommandExit(event, hook, run);
 }
 
+async function runHttp(
+  entry: Extract<Entry, { kind: 'http' }>,
+  event: HookEvent,
+  input: HookInput,
+  options: HookRunOptions,
+  config: HookRunnerConfig,
+): Promise<HookResult> {
+  const hook = hookLabel(entry);
+  if (!httpHookUrlAllowed(entry.handler.url, config.allowedHttpHookUrls))
+    return {
+      hook,
+      error: `Hook ${hook} was not run: its URL is not in allowedHttpHookUrls. Add a matching pattern to the settings to allow it.`,
+    };
+  const seconds = entry.handler.timeout ?? eventTimeoutSeconds[event] ?? defaultCommandHookTimeoutSeconds;
+  const result = await runHttpHook(entry.handler, hook, {
+    body: JSON.stringify(input),
+    env: { ...(config.env ?? process.env), ...options.env },
+    timeoutMs: seconds * 1000,
+    signal: options.signal,
+  });
+  return result === 'timeout'
+    ? timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s.`)
+    : result;
+}
+
 /** Asks the condition matcher; one that throws counts as a match, so a guard still runs. */
 function conditionHolds(config: HookRunnerConfig, condition: string, input: HookInput): boolean {
   const matcher = config.matchesCondition;
@@ -224,6 +260,7 @@ function conditionHolds(config: HookRunnerConfig, condition: string, input: Hook
 export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner {
   const entries = collectEntries(config);
   const background: BackgroundHooks = { running: new Set(), lifetime: new AbortController() };
+  const warnedTypes = new Set<string>();
 
   const matching = (event: HookEvent, matchValue: string | undefined, input?: HookInput): Entry[] => {
     if (config.disabled) return [];
@@ -264,9 +301,13 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
         selected.map(async (entry): Promise<HookResult | undefined> => {
           if (entry.kind === 'callback') return runCallback(entry, event, input, options);
           if (entry.kind === 'command') return runCommand(entry, event, input, options, config, background);
+          if (entry.kind === 'http') return runHttp(entry, event, input, options, config);
+          // Said once per handler type for the runner's life, not at every tool call.
+          if (warnedTypes.has(entry.type)) return undefined;
+          warnedTypes.add(entry.type);
           return {
             hook: hookLabel(entry),
-            error: `Hook type "${entry.type}" is not supported by efferent; skipped.`,
+            error: `Hook type "${entry.type}" is not supported by efferent; such hooks are skipped (this is shown once). Use a command or http hook instead.`,
           };
         }),
       );

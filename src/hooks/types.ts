@@ -235,4 +235,6 @@ export interface HookRunnerConfig {
   outputDir?: string;
   /** `disableAllHooks` from settings. */
   disabled?: boolean;
+  /** URL patterns (`*` wildcards) `http` hooks may post to; undefined allows every URL, as in Claude Code. */
+  allowedHttpHookUrls?: readonly string[];
 }

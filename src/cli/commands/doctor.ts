@@ -24,7 +24,7 @@ interface DoctorFlags extends SessionFlags {
 }
 
 /** Hook handler types efferent runs; the others are listed as skipped. */
-const runnableHookTypes = new Set(['command']);
+const runnableHookTypes = new Set(['command', 'http']);
 
 /** Every settings file efferent looks for, highest precedence first, and what became of each. */
 function settingsFileLines(settings: LoadedSettings, managedPath: string): string[] {

@@ -68,6 +68,7 @@ const elementwiseLists: Readonly<Record<string, z.ZodType>> = {
   'permissions.ask': ruleSchema,
   'permissions.additionalDirectories': z.string(),
   enabledMcpjsonServers: z.string(),
+  allowedHttpHookUrls: z.string(),
   disabledMcpjsonServers: z.string(),
 };
 

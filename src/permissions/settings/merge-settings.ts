@@ -75,6 +75,7 @@ export function mergeSettings(
   const additionalDirectories: string[] = [];
   const hooks: HooksLayer[] = [];
   const env: Record<string, string> = {};
+  let allowedHttpHookUrls: string[] | undefined;
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -152,6 +153,8 @@ export function mergeSettings(
         notices.push(`Ignored hooks in ${layer.origin}: policy allows managed hooks only.`);
       else hooks.push({ source: layer.source, origin: layer.origin, hooks: layer.settings.hooks });
     }
+    if (layer.settings.allowedHttpHookUrls)
+      allowedHttpHookUrls = [...(allowedHttpHookUrls ?? []), ...layer.settings.allowedHttpHookUrls];
     if (layer.settings.disableAllHooks === true) {
       if (layer.source === 'policySettings') disableAllHooks = true;
       else disableUnmanagedHooks = true;
@@ -226,6 +229,7 @@ export function mergeSettings(
     disableAutoMode: disableAuto,
     hooks: keptHooks,
     disableAllHooks,
+    ...(allowedHttpHookUrls ? { allowedHttpHookUrls } : {}),
     env,
     // Each skipped entry is also a notice, so every command that reports notices shows it once.
     notices: [...warnings.map(formatSettingsWarning), ...notices],

@@ -13,6 +13,7 @@ export const appliedSettingsKeys: ReadonlySet<string> = new Set([
   'env',
   'disableAllHooks',
   'allowManagedHooksOnly',
+  'allowedHttpHookUrls',
   'allowManagedPermissionRulesOnly',
   'claudeCompat',
   'mcpServers',

@@ -51,6 +51,8 @@ export const settingsFileSchema = z.looseObject({
   disableAllHooks: z.boolean().optional(),
   /** Managed policy only: hooks from any other file are not run. */
   allowManagedHooksOnly: z.boolean().optional(),
+  /** URL patterns (`*` wildcards) `http` hooks may post to. */
+  allowedHttpHookUrls: z.array(z.string()).optional(),
   /** Managed policy only: permission rules from any other file are not applied (also under `permissions`). */
   allowManagedPermissionRulesOnly: z.boolean().optional(),
   /** Also read Claude Code's `.claude/` settings files. */

@@ -27,6 +27,8 @@ export interface LoadedSettings {
    * `disableAllHooks` below the managed policy has already removed every layer but the policy's.
    */
   hooks: HooksLayer[];
+  /** URL patterns `http` hooks may post to, from every file that sets them; undefined when none does. */
+  allowedHttpHookUrls?: string[];
   /** True when the managed policy sets `disableAllHooks` (no hook runs at all). */
   disableAllHooks: boolean;
   /** Environment for tools, higher levels winning. */
