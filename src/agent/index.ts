@@ -3,6 +3,6 @@ export type { AgentDone, AgentEvent, AgentStopReason, UsageTotals } from './agen
 export { missingResultText, normalizeMessagesForApi } from './normalize-messages.ts';
 export { addUsage, costOf, type ModelPrice, modelPrices, priceOf } from './pricing.ts';
 export { type RunAgentOptions, runAgent } from './run-agent.ts';
-export { createSession, type Session, type SessionOptions } from './session.ts';
+export { createSession, type Session, type SessionOptions, settingsEnvironment } from './session.ts';
 export { type CallDecision, decideCall } from './decide-call.ts';
 export { isWorkspaceTrusted, trustStorePath, trustWorkspace } from './workspace-trust.ts';

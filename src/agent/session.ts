@@ -240,6 +240,26 @@ function notifyingAskUser(askUser: AskUser, hooks: HookRunner, context: ToolUseC
 }
 
 /**
+ * The settings `env` a session with these options would apply (trust decides as in
+ * {@link createSession}), so things started before the session — MCP servers, efferent's own
+ * `MCP_TIMEOUT`-style variables — can use it too.
+ */
+export async function settingsEnvironment(options: SessionOptions): Promise<Record<string, string>> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? homedir();
+  const settings = await loadSettings({
+    cwd: options.cwd,
+    home,
+    trusted: options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd)),
+    cli: { ...options.cli },
+    ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
+    ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
+    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
+  });
+  return settings.env;
+}
+
+/**
  * Loads settings (rules, mode, hooks, env) for a working directory and assembles the session: the
  * tool pool, the shell analyser, the permission resolver with its PermissionRequest hook, the hook
  * runner, the result budget, the 14-step pipeline and a fresh context.
