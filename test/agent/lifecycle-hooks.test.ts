@@ -156,3 +156,117 @@ describe('lifecycle hooks in a real run', () => {
     ]);
   });
 });
+
+describe('tool hooks in a real run', () => {
+  it('fires PreToolUse, PostToolUse, PostToolUseFailure and PermissionRequest from bash, Python and Node scripts', async () => {
+    workspace = await createTempWorkspace({ files: { 'notes.txt': 'notes\n' } });
+    const log = join(workspace.dir, 'events.log');
+    const tool = {
+      'pre.sh': `#!/usr/bin/env bash
+input=$(cat)
+[[ "$input" == *'"hook_event_name":"PreToolUse"'* ]] && echo "PreToolUse $(echo "$input" | grep -o '"tool_name":"[A-Za-z]*"')" >> "${log}"
+exit 0
+`,
+      'post.py': `#!/usr/bin/env python3
+import json, sys
+data = json.load(sys.stdin)
+with open("${log}", "a") as out:
+    out.write(data["hook_event_name"] + " " + data["tool_name"] + "\\n")
+`,
+      'failure.mjs': `#!/usr/bin/env node
+import { appendFileSync } from 'node:fs';
+let text = '';
+for await (const chunk of process.stdin) text += chunk;
+const input = JSON.parse(text);
+appendFileSync(${JSON.stringify(log)}, input.hook_event_name + ' ' + input.tool_name + ' ' + (typeof input.error) + '\\n');
+`,
+      'permission.py': `#!/usr/bin/env python3
+import json, sys
+data = json.load(sys.stdin)
+with open("${log}", "a") as out:
+    out.write("PermissionRequest " + data["tool_name"] + "\\n")
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}))
+`,
+    };
+    const paths: Record<string, string> = {};
+    for (const [name, body] of Object.entries(tool)) {
+      paths[name] = await workspace.write(`hooks/${name}`, body);
+      await chmod(paths[name], 0o755);
+    }
+    await workspace.write(
+      '.efferent/settings.json',
+      JSON.stringify({
+        hooks: {
+          PreToolUse: command(paths['pre.sh'] as string),
+          PostToolUse: command(paths['post.py'] as string),
+          PostToolUseFailure: command(paths['failure.mjs'] as string),
+          PermissionRequest: command(paths['permission.py'] as string),
+        },
+      }),
+    );
+    session = await createSession({
+      cwd: workspace.dir,
+      home: workspace.dir,
+      trusted: true,
+      sessionDir: workspace.path('.session'),
+    });
+    const current = session;
+    const provider = createScriptedProvider(
+      [
+        {
+          events: [
+            {
+              type: 'tool_use',
+              id: 'r1',
+              name: 'Read',
+              input: { file_path: join(workspace.dir, 'notes.txt') },
+            },
+          ],
+        },
+        {
+          events: [
+            {
+              type: 'tool_use',
+              id: 'r2',
+              name: 'Read',
+              input: { file_path: join(workspace.dir, 'missing.txt') },
+            },
+          ],
+        },
+        {
+          events: [
+            {
+              type: 'tool_use',
+              id: 'w1',
+              name: 'Write',
+              input: { file_path: join(workspace.dir, 'new.txt'), content: 'hi\n' },
+            },
+          ],
+        },
+        { events: [{ type: 'text_delta', text: 'done' }] },
+      ],
+      { timeScale: 0 },
+    );
+    for await (const event of runAgent({
+      provider,
+      tools: current.tools,
+      runTool: current.runTool,
+      context: current.context,
+      systemPrompt: 'test',
+      prompt: 'go',
+      hooks: current.hooks,
+    }))
+      if (event.type === 'done') expect(event.reason).toBe('end_turn');
+    // The PermissionRequest hook allowed the write nobody else could approve.
+    expect(await readFile(join(workspace.dir, 'new.txt'), 'utf8')).toBe('hi\n');
+    expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual([
+      'PreToolUse "tool_name":"Read"',
+      'PostToolUse Read',
+      'PreToolUse "tool_name":"Read"',
+      'PostToolUseFailure Read string',
+      'PreToolUse "tool_name":"Write"',
+      'PermissionRequest Write',
+      'PostToolUse Write',
+    ]);
+  });
+});
