@@ -54,9 +54,12 @@ const ruleSchema = z.string().superRefine((text, context) => {
   try {
     parseRule(text);
   } catch (error) {
+    // `Edit:*` and `Bash:npm*` are common in published settings; say what the valid form is.
+    const colon = /^([A-Za-z][A-Za-z0-9_]*):(.*)$/.exec(text);
+    const hint = colon ? `; write ${colon[2] === '*' ? colon[1] : `${colon[1]}(${colon[2]})`} instead` : '';
     context.addIssue({
       code: 'custom',
-      message: `not a valid rule: ${errorMessage(error).replace(/\.$/, '')}`,
+      message: `not a valid rule: ${errorMessage(error).replace(/\.$/, '')}${hint}`,
     });
   }
 });

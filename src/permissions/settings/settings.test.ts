@@ -130,6 +130,7 @@ describe('loadSettings', () => {
     await expect(load({ cli: { settings: '{ broken' } })).rejects.toThrow(/--settings.*not valid JSON/);
     const lenient = await load({ cli: { settings: '{"permissions":{"allow":["Edit:*","Read"]}}' } });
     expect(texts(lenient.rules.allow)).toEqual(['Read']);
+    expect(lenient.warnings[0]?.reason).toMatch(/write Edit instead/);
     expect(lenient.warnings[0]).toMatchObject({ file: '--settings', key: 'permissions.allow[0]' });
   });
 
