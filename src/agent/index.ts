@@ -12,7 +12,8 @@ export type {
   RunToolEvent,
   SessionRunOptions,
 } from './run-events.ts';
-export { createSession, type Session, type SessionOptions } from './session.ts';
+export { createSession, type Session, type SessionOptions, settingsEnvironment } from './session.ts';
+export { type CallDecision, decideCall } from './decide-call.ts';
 export {
   type AskLaterAnswer,
   askLater,

@@ -17,6 +17,8 @@ import {
 } from '../core/index.ts';
 import type { ResultBudget } from '../budget/index.ts';
 import { runStreamingTurn, type TurnOutcome } from '../executor/index.ts';
+import type { HookRunner } from '../hooks/index.ts';
+import { runPromptHooks, runStopHooks } from './lifecycle-hooks.ts';
 import type { AgentDone, AgentEvent, AgentStopReason } from './agent-events.ts';
 import { normalizeMessagesForApi } from './normalize-messages.ts';
 import { addUsage, costOf } from './pricing.ts';
@@ -58,6 +60,8 @@ export interface RunAgentOptions {
   maxRetries?: number;
   /** Backoff: the first wait and the longest (ms); defaults 500 and 32,000. `retry-after` wins. */
   retryDelay?: { baseMs?: number; maxMs?: number };
+  /** The session's hooks: SessionStart (first prompt), UserPromptSubmit and Stop fire around the loop. */
+  hooks?: HookRunner;
 }
 
 /** The default {@link RunAgentOptions.maxRetries}. */
@@ -150,7 +154,16 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       });
   }
 
-  const messages: Message[] = [...(options.history ?? []), userMessage(options.prompt)];
+  const hooks = options.hooks;
+  const first = (options.history ?? []).length === 0;
+  const before = hooks
+    ? await runPromptHooks(hooks, options.context, options.prompt, {
+        ...(first ? { sessionStart: 'startup' as const } : {}),
+        signal: controller.signal,
+      })
+    : undefined;
+  const messages: Message[] = [...(options.history ?? []), userMessage(before?.prompt ?? options.prompt)];
+  let stopHookActive = false;
   let context: ToolUseContext = {
     ...options.context,
     options: { ...options.context.options, tools: options.tools },
@@ -184,6 +197,13 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   let maxTokens = options.maxTokens;
   let attempt = 0;
   try {
+    if (before?.blocked !== undefined) {
+      // A blocked prompt never reaches the model, and the conversation does not keep it.
+      messages.pop();
+      const done = finish('hook_stop', 0);
+      done.hookStopReason = before.blocked;
+      return yield done;
+    }
     for (let turn = 1; ; turn += 1) {
       if (controller.signal.aborted) return yield finish('aborted', turn - 1);
       yield { type: 'turn_start', turn, at: now() };
@@ -294,6 +314,16 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
             : outcome.stopReason === 'refusal'
               ? 'refusal'
               : 'end_turn';
+        // A Stop hook may send the model back to work, once per stop, with stop_hook_active set after.
+        const goOn =
+          reason === 'end_turn' && hooks && turn < maxTurns
+            ? await runStopHooks(hooks, context, stopHookActive, controller.signal)
+            : undefined;
+        if (goOn !== undefined) {
+          stopHookActive = true;
+          messages.push(userMessage(`Stop hook feedback: ${goOn}`));
+          continue;
+        }
         return yield finish(reason, turn, outcome);
       }
       if (turn >= maxTurns) return yield finish('max_turns', turn, outcome);

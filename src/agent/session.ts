@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import {
   type AnyTool,
+  type AskUser,
   chooseDeferredTools,
   createToolUseContext,
   DeferredTools,
@@ -45,6 +46,7 @@ import {
   loadDefaultShellAnalyzer,
   type PermissionResolverOptions,
   loadSettings,
+  managedSettingsPathFrom,
   matchesRuleCondition,
   type PermissionRequestHookResult,
   type ShellAnalyzer,
@@ -138,9 +140,12 @@ export interface SessionOptions {
   trusted?: boolean;
   /** Command-line settings (`--settings`, `--allowedTools`, …). */
   cli?: CliSettingsInput;
-  /** Also read Claude Code's `.claude/` settings files. */
+  /** Read Claude Code's `.claude/` settings files too (default: yes, unless a settings file says `"claudeCompat": false`). */
   claudeCompat?: boolean;
+  /** The managed policy file; default `EFFERENT_MANAGED_SETTINGS` from `env`, else `/etc/efferent/managed-settings.json`. */
   managedSettingsPath?: string;
+  /** `false` opens the session without running any hook (`efferent check` decides without side effects). */
+  runHooks?: boolean;
   /**
    * The permission prompt; without it, asks resolve with nobody to answer (refused with an
    * explanation). It may answer `ask-later` (see {@link askLater}) to stop `run` and resume later.
@@ -323,6 +328,40 @@ function permissionRequestHook(hooks: HookRunner) {
   };
 }
 
+/** Fires Notification hooks (`permission_prompt`) before each permission prompt reaches the person. */
+function notifyingAskUser(askUser: AskUser, hooks: HookRunner, context: ToolUseContext): AskUser {
+  return async (prompt, signal) => {
+    if (hooks.hasHooks('Notification', 'permission_prompt')) {
+      const input = createHookInput('Notification', context, {
+        message: `efferent needs your permission to use ${prompt.toolName}`,
+        notification_type: 'permission_prompt',
+      });
+      await hooks.run('Notification', input, { signal, matchValue: 'permission_prompt' });
+    }
+    return askUser(prompt, signal);
+  };
+}
+
+/**
+ * The settings `env` a session with these options would apply (trust decides as in
+ * {@link createSession}), so things started before the session — MCP servers, efferent's own
+ * `MCP_TIMEOUT`-style variables — can use it too.
+ */
+export async function settingsEnvironment(options: SessionOptions): Promise<Record<string, string>> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? homedir();
+  const settings = await loadSettings({
+    cwd: options.cwd,
+    home,
+    trusted: options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd)),
+    cli: { ...options.cli },
+    ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
+    ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
+    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
+  });
+  return settings.env;
+}
+
 /**
  * Loads settings (rules, mode, hooks, env) for a working directory and assembles the session: the
  * tool pool, the shell analyser, the permission resolver with its PermissionRequest hook, the hook
@@ -341,8 +380,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     trusted,
     cli,
     ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
-    ...(options.claudeCompat ? { claudeCompat: true } : {}),
-    ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
+    ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
+    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
   });
   const shell = await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);
@@ -390,8 +429,10 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     hooks: mergeHooks(settings),
     ...(options.hooks ? { callbacks: options.hooks } : {}),
     projectDir: settings.projectRoot,
-    env,
-    disabled: settings.disableAllHooks,
+    // Hooks see the settings' env too, as tools do (the model credentials stay, as in Claude Code).
+    env: { ...env, ...settings.env },
+    disabled: settings.disableAllHooks || options.runHooks === false,
+    ...(settings.allowedHttpHookUrls ? { allowedHttpHookUrls: settings.allowedHttpHookUrls } : {}),
     outputDir: hookOutputDir(context.run.sessionDir),
     // `sandbox.hooks`: command hooks run in the sandbox, writing only the project, with their own allowlist.
     ...(settings.sandbox?.hooks
@@ -428,7 +469,14 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   };
   // Read at each ask: answers given in advance (resume, a framework's approval) reach the resolver
   // even in a session without a prompt.
-  Object.defineProperty(resolverOptions, 'askUser', { get: prompts.current, enumerable: true });
+  // Notification hooks hear about every permission prompt before the person sees it.
+  Object.defineProperty(resolverOptions, 'askUser', {
+    get: () => {
+      const askUser = prompts.current();
+      return askUser ? notifyingAskUser(askUser, hooks, context) : undefined;
+    },
+    enumerable: true,
+  });
   const resolvePermission = createPermissionResolver(resolverOptions);
   const resultBudget = createResultBudget({ sessionDir: context.run.sessionDir });
   const deferredTools = context.run.resources?.get(deferredToolsKey) ?? new DeferredTools();
@@ -444,8 +492,14 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   });
   let current = context;
   let forgetOnExit = () => {};
+  let ended = false;
   const dispose = async () => {
     forgetOnExit();
+    if (!ended && hooks.hasHooks('SessionEnd', 'other')) {
+      ended = true;
+      const input = createHookInput('SessionEnd', context, { reason: 'other' });
+      await hooks.run('SessionEnd', input, { signal: new AbortController().signal, matchValue: 'other' });
+    }
     // Both run even if one fails: no background hook or shell may outlive the session.
     const results = await Promise.allSettled([hooks.dispose(), context.run.resources?.dispose()]);
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');

@@ -3,6 +3,7 @@ import { EfferentError, errorMessage } from '../core/index.ts';
 import { registerCallCommand } from './commands/call.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerDemoCommand } from './commands/demo.ts';
+import { registerDoctorCommand } from './commands/doctor.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerToolsCommand } from './commands/tools.ts';
@@ -22,6 +23,7 @@ export function createProgram(): Command {
   registerRunCommand(program);
   registerDemoCommand(program);
   registerMcpCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 

@@ -39,7 +39,8 @@ export function commandLine(handler: CommandHookHandler): { file: string; args: 
   if (handler.shell === 'powershell') {
     return { file: 'pwsh', args: ['-NoProfile', '-NonInteractive', '-Command', handler.command] };
   }
-  return { file: 'sh', args: ['-c', handler.command] };
+  // Claude Code runs command hooks with bash: `[[ … ]]`, arrays and `source` must work.
+  return { file: 'bash', args: ['-c', handler.command] };
 }
 
 /**

@@ -211,7 +211,7 @@ process.stdin.on("data", (chunk) => (data += chunk)).on("end", () => {
     expect(Date.now() - started).toBeLessThan(750);
   });
 
-  it('kills a hook that outlives its timeout, with its process group, as a non-blocking error', async () => {
+  it('kills a PreToolUse hook that outlives its timeout, with its process group, and denies the call', async () => {
     const pidFile = join(root, 'child.pid');
     const hook = script('hang.sh', `cat >/dev/null; sleep 30 & echo $! > "${pidFile}"; wait`);
     const runner = createHookRunner({
@@ -225,6 +225,11 @@ process.stdin.on("data", (chunk) => (data += chunk)).on("end", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(outcome.blocked).toBeUndefined();
     expect(outcome.errors[0]?.message).toMatch(/timed out after 0.3s/);
+    // The same rule as an in-process hook: no answer never approves.
+    expect(outcome.permissionDecision).toMatchObject({
+      behavior: 'deny',
+      reason: expect.stringMatching(/timed out/),
+    });
     const childPid = Number(readFileSync(pidFile, 'utf8'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(isDeadOrZombie(childPid)).toBe(true);
@@ -362,7 +367,7 @@ describe('in-process hooks', () => {
     expect(outcome.permissionDecision).toMatchObject({ behavior: 'deny', reason: 'no Bash' });
   });
 
-  it('a PreToolUse callback that times out blocks; elsewhere a timeout is a non-blocking error', async () => {
+  it('a PreToolUse callback that times out denies the call, as a command hook does; elsewhere a timeout is a non-blocking error', async () => {
     const never = () => new Promise<undefined>(() => {});
     const runner = createHookRunner({
       callbacks: [
@@ -374,7 +379,10 @@ describe('in-process hooks', () => {
       signal: signal(),
       matchValue: 'Bash',
     });
-    expect(pre.blocked?.reason).toMatch(/timed out/);
+    expect(pre.permissionDecision).toMatchObject({
+      behavior: 'deny',
+      reason: expect.stringMatching(/timed out/),
+    });
     const post = await runner.run(
       'PostToolUse',
       { ...preToolInput('Bash', {}), hook_event_name: 'PostToolUse' },
@@ -407,5 +415,33 @@ describe('in-process hooks', () => {
     expect(outcome.errors.map((error) => error.message).join('\n')).toMatch(
       /threw: oops[\s\S]*permissionDecision/,
     );
+  });
+});
+
+describe('command hooks run under bash with the project and settings environment', () => {
+  it('runs `[[ … ]]` and sees CLAUDE_PROJECT_DIR, EFFERENT_PROJECT_DIR and the given env', async () => {
+    const runner = createHookRunner({
+      projectDir: root,
+      env: { PATH: process.env['PATH'], FROM_SETTINGS: 'yes' },
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command:
+                  'if [[ "$FROM_SETTINGS" == yes && "$CLAUDE_PROJECT_DIR" == "$EFFERENT_PROJECT_DIR" ]]; then echo "{\\"hookSpecificOutput\\":{\\"hookEventName\\":\\"PreToolUse\\",\\"permissionDecision\\":\\"deny\\",\\"permissionDecisionReason\\":\\"bash in $CLAUDE_PROJECT_DIR\\"}}"; fi',
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const outcome = await runner.run('PreToolUse', preToolInput('Bash', {}), {
+      signal: signal(),
+      matchValue: 'Bash',
+    });
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.permissionDecision).toMatchObject({ behavior: 'deny', reason: `bash in ${root}` });
   });
 });

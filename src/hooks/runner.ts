@@ -1,6 +1,7 @@
 import type { PreparedCall } from '../core/index.ts';
 import { runCommandHook } from './command-hook.ts';
 import { runSandboxedCommandHook } from './sandboxed-hook.ts';
+import { type HttpHookHandler, httpHookUrlAllowed, runHttpHook } from './http-hook.ts';
 import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
 import { emptyHookOutcome, mergeHookResults } from './merge-outcome.ts';
@@ -51,6 +52,7 @@ type Entry =
       timeout?: number;
       key: unknown;
     }
+  | { kind: 'http'; event: HookEvent; matcher?: string; handler: HttpHookHandler; key: string }
   | { kind: 'unsupported'; event: HookEvent; matcher?: string; type: string; key: string };
 
 function hookLabel(entry: Entry): string {
@@ -61,6 +63,7 @@ function hookLabel(entry: Entry): string {
     return text.length > 80 ? `${text.slice(0, 77)}...` : text;
   }
   if (entry.kind === 'callback') return `callback:${entry.callback.name || 'anonymous'}`;
+  if (entry.kind === 'http') return entry.handler.url;
   return `${entry.type} hook`;
 }
 
@@ -79,10 +82,18 @@ function collectEntries(config: HookRunnerConfig): Entry[] {
             'command',
             command.command,
             command.args ?? null,
-            command.shell ?? 'sh',
+            command.shell ?? 'bash',
             command.if ?? null,
           ]);
           entries.push({ ...base, kind: 'command', handler: command, key });
+        } else if (handler.type === 'http' && typeof handler['url'] === 'string') {
+          const http = handler as unknown as HttpHookHandler;
+          entries.push({
+            ...base,
+            kind: 'http',
+            handler: http,
+            key: JSON.stringify(['http', http.url, http.headers ?? null]),
+          });
         } else {
           entries.push({ ...base, kind: 'unsupported', type: handler.type, key: JSON.stringify(handler) });
         }
@@ -105,6 +116,26 @@ function hookEnv(config: HookRunnerConfig, projectDir: string): Record<string, s
   env['CLAUDE_PROJECT_DIR'] = projectDir;
   env['EFFERENT_PROJECT_DIR'] = projectDir;
   return env;
+}
+
+/**
+ * The one rule for a hook that times out, command or in-process: it never approves anything. On
+ * PreToolUse it answers `deny` for that hook (the call is not run, and the permission trace names the
+ * hook and the timeout); on every other event it is a non-blocking error and the action goes ahead.
+ */
+export function timedOutHookResult(event: HookEvent, hook: string, message: string): HookResult {
+  if (event !== 'PreToolUse') return { hook, error: message };
+  return {
+    hook,
+    error: message,
+    output: {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: `${message} A hook that gives no answer never approves a call; raise its "timeout" or make it faster.`,
+      },
+    },
+  };
 }
 
 async function runCallback(
@@ -135,11 +166,7 @@ async function runCallback(
     ]);
     if (returned === 'timeout') {
       controller.abort(new Error('hook timed out'));
-      const message = `Hook ${hook} timed out after ${seconds}s.`;
-      // The Agent SDK blocks a call whose PreToolUse callback times out: no answer is not consent.
-      return event === 'PreToolUse'
-        ? { hook, blocking: `${message} The call was blocked because the hook could not approve it.` }
-        : { hook, error: message };
+      return timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s.`);
     }
     if (returned === 'aborted') return { hook, error: `Hook ${hook} was cancelled.` };
     if (returned === undefined || returned === null || returned.async === true) return { hook };
@@ -167,7 +194,7 @@ async function runCommand(
   const runOptions = {
     stdin: JSON.stringify(input),
     cwd: projectDir,
-    env: hookEnv(config, projectDir),
+    env: { ...hookEnv(config, projectDir), ...options.env },
     timeoutMs: seconds * 1000,
     signal: options.signal,
   };
@@ -188,9 +215,35 @@ async function runCommand(
   }
   const run = await start(runOptions);
   if (run.spawnError !== undefined) return { hook, error: `Hook ${hook} could not start: ${run.spawnError}` };
-  if (run.timedOut) return { hook, error: `Hook ${hook} timed out after ${seconds}s and was killed.` };
+  if (run.timedOut)
+    return timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s and was killed.`);
   if (run.aborted) return { hook, error: `Hook ${hook} was cancelled.` };
   return interpretCommandExit(event, hook, run);
+}
+
+async function runHttp(
+  entry: Extract<Entry, { kind: 'http' }>,
+  event: HookEvent,
+  input: HookInput,
+  options: HookRunOptions,
+  config: HookRunnerConfig,
+): Promise<HookResult> {
+  const hook = hookLabel(entry);
+  if (!httpHookUrlAllowed(entry.handler.url, config.allowedHttpHookUrls))
+    return {
+      hook,
+      error: `Hook ${hook} was not run: its URL is not in allowedHttpHookUrls. Add a matching pattern to the settings to allow it.`,
+    };
+  const seconds = entry.handler.timeout ?? eventTimeoutSeconds[event] ?? defaultCommandHookTimeoutSeconds;
+  const result = await runHttpHook(entry.handler, hook, {
+    body: JSON.stringify(input),
+    env: { ...(config.env ?? process.env), ...options.env },
+    timeoutMs: seconds * 1000,
+    signal: options.signal,
+  });
+  return result === 'timeout'
+    ? timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s.`)
+    : result;
 }
 
 /** Asks the condition matcher; one that throws counts as a match, so a guard still runs. */
@@ -220,6 +273,7 @@ function conditionHolds(
 export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner {
   const entries = collectEntries(config);
   const background: BackgroundHooks = { running: new Set(), lifetime: new AbortController() };
+  const warnedTypes = new Set<string>();
 
   const matching = (
     event: HookEvent,
@@ -265,9 +319,13 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
         selected.map(async (entry): Promise<HookResult | undefined> => {
           if (entry.kind === 'callback') return runCallback(entry, event, input, options);
           if (entry.kind === 'command') return runCommand(entry, event, input, options, config, background);
+          if (entry.kind === 'http') return runHttp(entry, event, input, options, config);
+          // Said once per handler type for the runner's life, not at every tool call.
+          if (warnedTypes.has(entry.type)) return undefined;
+          warnedTypes.add(entry.type);
           return {
             hook: hookLabel(entry),
-            error: `Hook type "${entry.type}" is not supported by efferent; skipped.`,
+            error: `Hook type "${entry.type}" is not supported by efferent; such hooks are skipped (this is shown once). Use a command or http hook instead.`,
           };
         }),
       );

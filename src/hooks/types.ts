@@ -184,6 +184,8 @@ export interface HookRunOptions {
   toolUseId?: string;
   /** The tool call as the pipeline prepared it; `if` conditions read it instead of analysing again. */
   prepared?: PreparedCall;
+  /** Extra environment for command hooks of this run (e.g. `CLAUDE_ENV_FILE` for SessionStart). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Runs the hooks configured for an event. */
@@ -239,4 +241,6 @@ export interface HookRunnerConfig {
   disabled?: boolean;
   /** Run command hooks in the OS sandbox (settings: `sandbox.hooks`). */
   sandbox?: HookSandbox;
+  /** URL patterns (`*` wildcards) `http` hooks may post to; undefined allows every URL, as in Claude Code. */
+  allowedHttpHookUrls?: readonly string[];
 }

@@ -74,8 +74,22 @@ export {
   defaultManagedSettingsPath,
   type LoadSettingsOptions,
   loadSettings,
+  managedSettingsEnvVar,
+  managedSettingsPathFrom,
 } from './settings/load-settings.ts';
 export { localSettingsPath, maxRulesPerAnswer, persistAllowRules } from './settings/persist-rules.ts';
-export { parseSettingsText, readSettingsFile } from './settings/read-settings-file.ts';
+export {
+  parseSettingsText,
+  readSettingsFile,
+  readSettingsFileLenient,
+} from './settings/read-settings-file.ts';
+export {
+  formatSettingsWarning,
+  type LenientSettings,
+  lenientSettings,
+  parseSettingsLenient,
+  type SettingsWarning,
+} from './settings/lenient-settings.ts';
+export { type UnusedSettingsKey, unusedSettingsKeys } from './settings/settings-keys.ts';
 export type { HooksConfig, SettingsFile } from './settings/settings-schema.ts';
 export type { HooksLayer, LoadedSettings } from './settings/settings-types.ts';

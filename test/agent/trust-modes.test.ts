@@ -54,9 +54,10 @@ const loosenings: ReadonlyArray<{
     applied: (loaded) => loaded.rules.allow.some((rule) => rule.text === 'Bash(curl *)'),
   },
   {
+    // Compatibility is on by default; switching it off would drop the rules in Claude's files.
     name: 'claudeCompat',
-    settings: { claudeCompat: true },
-    applied: (loaded) => loaded.rules.allow.some((rule) => rule.text === 'Bash(user-claude-rule)'),
+    settings: { claudeCompat: false },
+    applied: (loaded) => !loaded.rules.allow.some((rule) => rule.text === 'Bash(user-claude-rule)'),
   },
   {
     name: 'allowManagedPermissionRulesOnly',
@@ -65,7 +66,7 @@ const loosenings: ReadonlyArray<{
   },
 ];
 
-/** Where a project can put settings: efferent's files, and Claude's when compatibility is on. */
+/** Where a project can put settings: efferent's files, and Claude's (read by default). */
 const projectFiles = [
   '.efferent/settings.json',
   '.efferent/settings.local.json',
@@ -74,12 +75,7 @@ const projectFiles = [
 ];
 
 describe('an untrusted project may only tighten (generated: every loosening × every project file)', () => {
-  // Claude's files are read only with compatibility already on, so switching it on there proves nothing.
-  const cases = loosenings.flatMap((loosening) =>
-    projectFiles
-      .filter((file) => !(loosening.name === 'claudeCompat' && file.startsWith('.claude/')))
-      .map((file) => ({ loosening, file })),
-  );
+  const cases = loosenings.flatMap((loosening) => projectFiles.map((file) => ({ loosening, file })));
 
   it.each(cases.map((item) => [`${item.loosening.name} in ${item.file}`, item] as const))(
     '%s is ignored while the folder is untrusted',
@@ -96,8 +92,6 @@ describe('an untrusted project may only tighten (generated: every loosening × e
         cwd: project.dir,
         home: home.dir,
         managedSettingsPath: join(home.dir, 'no-managed.json'),
-        // Claude's project files are read only with compatibility on; the claudeCompat case turns it on itself.
-        ...(file.startsWith('.claude/') ? { claudeCompat: true } : {}),
       };
       const untrusted = await loadSettings({ ...options, trusted: false });
       expect(loosening.applied(untrusted), `${loosening.name} applied from ${file}`).toBe(false);

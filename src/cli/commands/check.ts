@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
+import { decideCall } from '../../agent/index.ts';
 import {
   EfferentError,
   errorMessage,
@@ -15,21 +15,24 @@ import {
   type CheckResult,
   checkPermissionCase,
   loadDefaultShellAnalyzer,
-  loadSettings,
 } from '../../permissions/index.ts';
 import { getAllBaseTools } from '../../registry/index.ts';
+import { openSession } from '../terminal/mcp-session.ts';
+import {
+  addSessionFlags,
+  reportSettingsNotices,
+  resolveTrust,
+  type SessionFlags,
+  sessionOptionsFromFlags,
+} from '../terminal/session-flags.ts';
 
 /** Home directory for `--jsonl` cases that do not name one: cases are hypothetical, like their cwd. */
 const jsonlDefaultHome = '/home/user';
 
-interface CheckFlags {
+interface CheckFlags extends SessionFlags {
   jsonl?: boolean;
   mode?: PermissionMode;
-  settings?: string;
-  cwd?: string;
   home?: string;
-  claudeSettings?: boolean;
-  untrusted?: boolean;
 }
 
 function renderStep(step: TraceStep, index: number): string {
@@ -40,7 +43,7 @@ function renderStep(step: TraceStep, index: number): string {
 }
 
 /** The decision and its trace in words. */
-export function renderCheckResult(result: CheckResult): string {
+export function renderCheckResult(result: Omit<CheckResult, 'behavior'> & { behavior: string }): string {
   const lines = [`Decision: ${result.behavior}`];
   if (result.message) lines.push(`Message: ${result.message}`);
   lines.push(`Read-only: ${result.readOnly === null ? 'unknown' : String(result.readOnly)}`);
@@ -102,27 +105,24 @@ async function runJsonl(flags: CheckFlags, options: CheckOptions): Promise<void>
 
 /** `efferent check`: explains the permission decision for one call, or for a JSON-lines stream of cases. */
 export function registerCheckCommand(program: Command): void {
-  program
+  const command = program
     .command('check')
-    .description('Explain the permission decision for a tool call (or, with --jsonl, one per input line).')
+    .description(
+      'Explain the permission decision for a tool call exactly as `call` and `run` would make it (or, with --jsonl, for hypothetical cases, one per input line).',
+    )
     .argument('[tool]', 'tool name, e.g. Bash')
     .argument('[input]', 'tool input as JSON, e.g. \'{"command":"git status"}\'')
     .option(
       '--jsonl',
-      'read cases {tool,input,cwd,mode,rules,home} from stdin, one per line; write one decision per line',
+      'read hypothetical cases {tool,input,cwd,mode,rules,home} from stdin, one per line; write one decision per line',
     )
-    .addOption(new Option('--mode <mode>', 'permission mode').choices([...permissionModes]))
-    .option('--settings <file-or-json>', 'extra settings file or JSON (as the --settings flag of run)')
-    .option('--cwd <dir>', 'working directory of the call (default: the current directory)')
-    .option('--home <dir>', 'home directory for ~ in rules and paths')
-    .option('--claude-settings', 'also read Claude Code settings under .claude/')
-    .option('--untrusted', 'treat the workspace as untrusted (project allow rules ignored)')
-    .action(async (tool: string | undefined, inputText: string | undefined, flags: CheckFlags) => {
-      const shell = await loadDefaultShellAnalyzer();
-      const tools = getAllBaseTools();
+    .option('--home <dir>', 'home directory for ~ in rules and paths, user settings and the trust list');
+  addSessionFlags(command, '--mode').action(
+    async (tool: string | undefined, inputText: string | undefined, flags: CheckFlags) => {
       if (flags.jsonl) {
+        const shell = await loadDefaultShellAnalyzer();
         await runJsonl(flags, {
-          tools,
+          tools: getAllBaseTools(),
           defaultHome: flags.home ?? jsonlDefaultHome,
           ...(shell ? { shell } : {}),
         });
@@ -136,23 +136,22 @@ export function registerCheckCommand(program: Command): void {
       } catch (error) {
         throw new EfferentError('usage', `The input is not valid JSON: ${errorMessage(error)}`);
       }
-      const cwd = resolve(flags.cwd ?? process.cwd());
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        throw new EfferentError('usage', 'The input must be a JSON object, e.g. \'{"command":"ls"}\'.');
+      // The same session `call` and `run` open (settings, trust, directories, MCP tools), without hooks.
       const home = flags.home ?? homedir();
-      const settings = await loadSettings({
-        cwd,
+      const options = await resolveTrust(
+        flags,
+        { ...sessionOptionsFromFlags(flags, flags.mode), model: 'none', home, runHooks: false },
         home,
-        trusted: !flags.untrusted,
-        ...(flags.claudeSettings ? { claudeCompat: true } : {}),
-        cli: {
-          ...(flags.settings ? { settings: flags.settings } : {}),
-          ...(flags.mode ? { permissionMode: flags.mode } : {}),
-        },
-      });
-      for (const notice of settings.notices) process.stderr.write(`notice: ${notice}\n`);
-      const result = await checkPermissionCase(
-        { tool, input, cwd, home, mode: settings.defaultMode },
-        { tools, defaultHome: home, extraRules: settings.rules, ...(shell ? { shell } : {}) },
       );
-      process.stdout.write(renderCheckResult(result));
-    });
+      const session = await openSession(options, flags);
+      try {
+        reportSettingsNotices(session.settings.notices, flags);
+        process.stdout.write(renderCheckResult(await decideCall(session, tool, input)));
+      } finally {
+        await session.dispose();
+      }
+    },
+  );
 }

@@ -105,6 +105,7 @@ export async function runHeadless(options: HeadlessOptions): Promise<number> {
       tools: session.tools,
       runTool: recordingDenials(session.runTool, denials),
       resultBudget: session.resultBudget,
+      hooks: session.hooks,
       context,
       systemPrompt: options.systemPrompt,
       prompt,

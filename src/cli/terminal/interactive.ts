@@ -221,6 +221,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
         tools: session.tools,
         runTool: session.runTool,
         resultBudget: session.resultBudget,
+        hooks: session.hooks,
         context,
         systemPrompt: options.systemPrompt,
         prompt,

@@ -1,6 +1,12 @@
 import { homedir } from 'node:os';
 import type { Writable } from 'node:stream';
-import { createSession, isWorkspaceTrusted, type Session, type SessionOptions } from '../../agent/index.ts';
+import {
+  createSession,
+  isWorkspaceTrusted,
+  type Session,
+  type SessionOptions,
+  settingsEnvironment,
+} from '../../agent/index.ts';
 // The configuration loader is cheap; the SDK-backed parts load only when a server is configured, so
 // commands without MCP servers start as fast as before.
 import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/config.ts';
@@ -31,7 +37,8 @@ export function mcpConfigOptions(
     trusted,
     ...(flags.mcpConfig?.length ? { cliConfigs: flags.mcpConfig } : {}),
     ...(flags.strictMcpConfig ? { strict: true } : {}),
-    ...(options.claudeCompat ? { claudeCompat: true } : {}),
+    // Claude Code's files are read unless compatibility is switched off.
+    ...(options.claudeCompat !== false ? { claudeCompat: true } : {}),
     env: options.env ?? process.env,
   };
 }
@@ -42,6 +49,7 @@ export async function loadMcpFor(
   flags: McpFlags,
   errors: Writable,
   interaction: McpInteraction = {},
+  settingsEnv: Readonly<Record<string, string>> = {},
 ): Promise<{ manager: McpManager | undefined; trusted: boolean }> {
   const home = options.home ?? homedir();
   const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd));
@@ -52,6 +60,14 @@ export async function loadMcpFor(
   const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
   const managerOptions: McpManagerOptions = {
     ...mcpOptionsFromEnv(options.env ?? process.env),
+    ...(Object.keys(settingsEnv).length > 0
+      ? {
+          baseEnv: {
+            ...(await import('@modelcontextprotocol/sdk/client/stdio.js')).getDefaultEnvironment(),
+            ...settingsEnv,
+          },
+        }
+      : {}),
     warn: (text) => errors.write(`notice: ${text}\n`),
     ...(interaction.elicit ? { elicit: interaction.elicit } : {}),
     ...(process.env['EFFERENT_DEBUG']
@@ -67,12 +83,18 @@ export async function loadMcpFor(
  * closes them.
  */
 export async function openSession(
-  options: SessionOptions,
+  given: SessionOptions,
   flags: McpFlags,
   errors: Writable = process.stderr,
   interaction: McpInteraction = {},
 ): Promise<Session> {
-  const { manager, trusted } = await loadMcpFor(options, flags, errors, interaction);
+  // Settings `env` applies to MCP servers and to MCP_TIMEOUT-style variables as it does to tools.
+  const settingsEnv = await settingsEnvironment(given);
+  const options =
+    Object.keys(settingsEnv).length > 0
+      ? { ...given, env: { ...(given.env ?? process.env), ...settingsEnv } }
+      : given;
+  const { manager, trusted } = await loadMcpFor(options, flags, errors, interaction, settingsEnv);
   if (!manager) return createSession({ ...options, trusted });
   await manager.start();
   for (const failure of manager.failures) errors.write(`notice: ${failure}\n`);

@@ -14,6 +14,8 @@ export interface SessionFlags {
   disallowedTools?: string[];
   addDir?: string[];
   claudeSettings?: boolean;
+  /** `--no-claude` sets it to false: do not read Claude Code's `.claude/` files. */
+  claude?: boolean;
   trust?: boolean;
   untrusted?: boolean;
   /** `--mcp-config FILE|JSON…`: MCP servers for this run. */
@@ -31,7 +33,8 @@ export function addSessionFlags(command: Command, modeFlag = '--permission-mode'
     .option('--allowedTools <rules...>', 'allow rules, e.g. "Bash(npm test)" "Read"')
     .option('--disallowedTools <rules...>', 'deny rules, e.g. "Bash(git push *)"')
     .option('--add-dir <dirs...>', 'more directories the tools may work in')
-    .option('--claude-settings', "also read Claude Code's settings files under .claude/")
+    .option('--claude-settings', "read Claude Code's settings files under .claude/ (the default)")
+    .option('--no-claude', "do not read Claude Code's files under .claude/ (settings, MCP servers)")
     .option(
       '--trust',
       'trust this folder from now on: its settings may allow commands, add directories and run hooks',
@@ -59,7 +62,11 @@ export function sessionOptionsFromFlags(flags: SessionFlags, mode?: PermissionMo
     // Without a flag, trust comes from the user's list of trusted folders (fail closed).
     ...(flags.untrusted ? { trusted: false } : {}),
     ...(permissionMode ? { permissionMode } : {}),
-    ...(flags.claudeSettings ? { claudeCompat: true } : {}),
+    ...(flags.claude === false
+      ? { claudeCompat: false }
+      : flags.claudeSettings
+        ? { claudeCompat: true }
+        : {}),
   };
 }
 

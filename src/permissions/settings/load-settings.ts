@@ -1,12 +1,22 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { EfferentError, type PermissionMode, type RuleSource } from '../../core/index.ts';
-import { parseSettingsText, readSettingsFile } from './read-settings-file.ts';
+import { type LenientSettings, parseSettingsLenient, type SettingsWarning } from './lenient-settings.ts';
+import { readSettingsFileLenient } from './read-settings-file.ts';
 import type { SettingsFile } from './settings-schema.ts';
 import { mergeSettings } from './merge-settings.ts';
 import type { LoadedSettings } from './settings-types.ts';
 
 /** The settings file policy administrators install; overridable for tests and other layouts. */
 export const defaultManagedSettingsPath = '/etc/efferent/managed-settings.json';
+
+/** The environment variable that moves the managed policy file (tests, systems with another layout). */
+export const managedSettingsEnvVar = 'EFFERENT_MANAGED_SETTINGS';
+
+/** The managed policy path: `EFFERENT_MANAGED_SETTINGS` when set, else {@link defaultManagedSettingsPath}. */
+export function managedSettingsPathFrom(env: Readonly<Record<string, string | undefined>>): string {
+  const value = env[managedSettingsEnvVar];
+  return value !== undefined && value !== '' ? value : defaultManagedSettingsPath;
+}
 
 /** What the command line contributes. */
 export interface CliSettingsInput {
@@ -33,7 +43,10 @@ export interface LoadSettingsOptions {
   /** Path of the managed policy file; default `/etc/efferent/managed-settings.json`. */
   managedSettingsPath?: string;
   cli?: CliSettingsInput;
-  /** Also read Claude Code's `.claude/` files (a settings file can ask for it with `"claudeCompat": true`). */
+  /**
+   * Whether to read Claude Code's `.claude/` files too. Default: yes, unless a settings file says
+   * `"claudeCompat": false` (an untrusted project cannot turn it off: that could drop deny rules).
+   */
   claudeCompat?: boolean;
   signal?: AbortSignal;
 }
@@ -50,31 +63,49 @@ export interface SettingsLayer {
   settings: SettingsFile;
 }
 
-async function cliLayer(options: LoadSettingsOptions): Promise<SettingsLayer | undefined> {
+async function cliLayer(
+  options: LoadSettingsOptions,
+  warnings: SettingsWarning[],
+): Promise<SettingsLayer | undefined> {
   const text = options.cli?.settings;
   if (text === undefined) return undefined;
-  if (text.trimStart().startsWith('{')) {
-    const settings = parseSettingsText(text, '--settings');
-    return { source: 'cliArg', origin: '--settings', root: options.cwd, projectLevel: false, settings };
-  }
+  const use = (read: LenientSettings, origin: string, root: string): SettingsLayer => {
+    warnings.push(...read.warnings);
+    // The user typed this flag: text that is not JSON at all is an error, not a skipped file.
+    if (!read.settings)
+      throw new EfferentError(
+        'settings_invalid',
+        `Settings ${origin} given with --settings cannot be used: ${read.warnings.map((warning) => warning.reason).join(' ')}`,
+      );
+    return { source: 'cliArg', origin, root, projectLevel: false, settings: read.settings };
+  };
+  if (text.trimStart().startsWith('{'))
+    return use(parseSettingsLenient(text, '--settings'), '--settings', options.cwd);
   const path = isAbsolute(text) ? text : resolve(options.cwd, text);
-  const settings = await readSettingsFile(path, options.signal);
-  if (!settings)
+  const read = await readSettingsFileLenient(path, options.signal);
+  if (!read)
     throw new EfferentError(
       'settings_invalid',
-      `Settings file ${path} given with --settings does not exist.`,
+      `Settings file ${path} given with --settings does not exist; check the path.`,
     );
-  return { source: 'cliArg', origin: path, root: dirname(path), projectLevel: false, settings };
+  return use(read, path, dirname(path));
 }
 
 /**
  * Loads every settings level (managed policy, `--settings`, project local, project, user; `.claude/`
- * files too when compatibility is on) and merges them. Invalid files throw `settings_invalid`.
+ * files too, unless compatibility is off) and merges them. A bad entry is skipped with a warning; a
+ * file that is not JSON is skipped with a warning; only a bad `--settings` throws `settings_invalid`.
  */
 export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
   const projectRoot = options.projectRoot ?? options.cwd;
   const managedPath = options.managedSettingsPath ?? defaultManagedSettingsPath;
-  const read = (path: string) => readSettingsFile(path, options.signal);
+  const warnings: SettingsWarning[] = [];
+  const read = async (path: string): Promise<SettingsFile | undefined> => {
+    const result = await readSettingsFileLenient(path, options.signal);
+    if (!result) return undefined;
+    warnings.push(...result.warnings);
+    return result.settings;
+  };
   const layers: SettingsLayer[] = [];
   const add = (layer: Omit<SettingsLayer, 'settings'>, settings: SettingsFile | undefined) => {
     if (settings) layers.push({ ...layer, settings });
@@ -84,7 +115,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     { source: 'policySettings', origin: managedPath, root: projectRoot, projectLevel: false },
     await read(managedPath),
   );
-  const cli = await cliLayer(options);
+  const cli = await cliLayer(options, warnings);
   if (cli) layers.push(cli);
 
   const efferentFiles = async (dir: string, project: string, home: string) => {
@@ -99,11 +130,12 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     );
   };
   await efferentFiles('.efferent', projectRoot, options.home);
-  // An untrusted project cannot switch compatibility on: that would load more allow rules.
+  // On by default; an untrusted project cannot switch it off (that could drop .claude/ deny rules).
   const compat =
     options.claudeCompat ??
-    layers.some((layer) => layer.settings.claudeCompat === true && (options.trusted || !layer.projectLevel));
+    !layers.some(
+      (layer) => layer.settings.claudeCompat === false && (options.trusted || !layer.projectLevel),
+    );
   if (compat) await efferentFiles('.claude', projectRoot, options.home);
-
-  return mergeSettings(layers, { ...options, projectRoot });
+  return mergeSettings(layers, { ...options, projectRoot }, warnings);
 }

@@ -1,7 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
-import { buildRules } from '../rules/build-rules.ts';
+import { errorMessage } from '../../core/index.ts';
+import { type BuiltRules, buildRules, type RuleOrigin } from '../rules/build-rules.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
+import { formatSettingsWarning, type SettingsWarning } from './lenient-settings.ts';
+import { unusedSettingsKeys } from './settings-keys.ts';
 import type { LoadSettingsOptions, SettingsLayer } from './load-settings.ts';
 import type { HooksLayer, LoadedSettings } from './settings-types.ts';
 import { mergeSandboxSettings, type SandboxSettingsLayer } from './sandbox-settings.ts';
@@ -21,13 +24,48 @@ export const sourcePrecedence: readonly RuleSource[] = [
 const modesProjectMayNotSet = new Set<PermissionMode>(['bypassPermissions', 'auto']);
 
 /**
+ * Builds one list of rules leniently: a rule that does not parse is skipped with a warning naming the
+ * file and key (Claude Code does the same), and the others still apply.
+ */
+function buildRulesLeniently(
+  texts: readonly string[],
+  behavior: 'allow' | 'deny' | 'ask',
+  origin: RuleOrigin,
+  warnings: SettingsWarning[],
+): BuiltRules {
+  const prefix = origin.keyPrefix ?? `permissions.${behavior}`;
+  const result: BuiltRules = { rules: [], notices: [] };
+  texts.forEach((text, index) => {
+    const key = `${prefix}[${index}]`;
+    try {
+      const built = buildRules([text], behavior, { ...origin, keyPrefix: prefix });
+      result.rules.push(...built.rules);
+      // buildRules numbered the single rule 0; put its real position back.
+      result.notices.push(...built.notices.map((notice) => notice.replaceAll(`${prefix}[0]`, key)));
+    } catch (error) {
+      const why = errorMessage(error)
+        .replace(/^Settings .*?: key \S+ is invalid: /, '')
+        .replace(/\.$/, '');
+      warnings.push({
+        file: origin.origin,
+        key,
+        reason: `rule ${JSON.stringify(text)} is not valid (${why}); it was skipped and the other rules apply.`,
+      });
+    }
+  });
+  return result;
+}
+
+/**
  * Merges settings layers: rule lists and directories concatenate, the highest level that sets a
  * scalar wins, and project-level files are trusted only as far as the workspace is.
  */
 export function mergeSettings(
   unordered: readonly SettingsLayer[],
   options: LoadSettingsOptions & { projectRoot: string },
+  fileWarnings: readonly SettingsWarning[] = [],
 ): LoadedSettings {
+  const warnings: SettingsWarning[] = [...fileWarnings];
   const layers = [...unordered].sort(
     (a, b) => sourcePrecedence.indexOf(a.source) - sourcePrecedence.indexOf(b.source),
   );
@@ -39,6 +77,7 @@ export function mergeSettings(
   const hooks: HooksLayer[] = [];
   const env: Record<string, string> = {};
   const sandboxLayers: SandboxSettingsLayer[] = [];
+  let allowedHttpHookUrls: string[] | undefined;
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -48,11 +87,13 @@ export function mergeSettings(
   // A mode an untrusted project chose, and the first mode a level below it chose: the stricter wins.
   let untrustedMode: PermissionMode | undefined;
   let modeBelowUntrusted: PermissionMode | undefined;
-  const managedOnly = layers.some(
+  const policy = layers.filter((layer) => layer.source === 'policySettings');
+  const managedOnly = policy.some(
     (layer) =>
-      layer.source === 'policySettings' &&
-      layer.settings.permissions?.allowManagedPermissionRulesOnly === true,
+      layer.settings.permissions?.allowManagedPermissionRulesOnly === true ||
+      layer.settings.allowManagedPermissionRulesOnly === true,
   );
+  const managedHooksOnly = policy.some((layer) => layer.settings.allowManagedHooksOnly === true);
 
   for (const original of layers) {
     const untrusted = original.projectLevel && !options.trusted;
@@ -74,7 +115,7 @@ export function mergeSettings(
     }
     for (const behavior of ['deny', 'ask', 'allow'] as const) {
       const texts = permissions[behavior] ?? [];
-      const built = buildRules(texts, behavior, origin);
+      const built = buildRulesLeniently(texts, behavior, origin, warnings);
       notices.push(...built.notices);
       if (!rulesAllowed) continue;
       if (behavior === 'allow' && untrusted) {
@@ -110,8 +151,12 @@ export function mergeSettings(
     }
     if (layer.settings.hooks) {
       if (untrusted) notices.push(`Ignored hooks in ${layer.origin}: the workspace is not trusted.`);
+      else if (managedHooksOnly && layer.source !== 'policySettings')
+        notices.push(`Ignored hooks in ${layer.origin}: policy allows managed hooks only.`);
       else hooks.push({ source: layer.source, origin: layer.origin, hooks: layer.settings.hooks });
     }
+    if (layer.settings.allowedHttpHookUrls)
+      allowedHttpHookUrls = [...(allowedHttpHookUrls ?? []), ...layer.settings.allowedHttpHookUrls];
     if (layer.settings.disableAllHooks === true) {
       if (layer.source === 'policySettings') disableAllHooks = true;
       else disableUnmanagedHooks = true;
@@ -127,16 +172,22 @@ export function mergeSettings(
 
   const cli = options.cli ?? {};
   const cliOrigin = { source: 'cliArg' as const, root: options.cwd };
-  const cliAllow = buildRules(cli.allowedTools ?? [], 'allow', {
-    ...cliOrigin,
-    origin: '--allowedTools',
-    keyPrefix: '--allowedTools',
-  });
-  const cliDeny = buildRules(cli.disallowedTools ?? [], 'deny', {
-    ...cliOrigin,
-    origin: '--disallowedTools',
-    keyPrefix: '--disallowedTools',
-  });
+  const cliAllow = buildRulesLeniently(
+    cli.allowedTools ?? [],
+    'allow',
+    {
+      ...cliOrigin,
+      origin: '--allowedTools',
+      keyPrefix: '--allowedTools',
+    },
+    warnings,
+  );
+  const cliDeny = buildRulesLeniently(
+    cli.disallowedTools ?? [],
+    'deny',
+    { ...cliOrigin, origin: '--disallowedTools', keyPrefix: '--disallowedTools' },
+    warnings,
+  );
   notices.push(...cliAllow.notices, ...cliDeny.notices);
   if (managedOnly && cliAllow.rules.length > 0)
     notices.push('Ignored --allowedTools: policy allows managed rules only.');
@@ -181,9 +232,13 @@ export function mergeSettings(
     disableAutoMode: disableAuto,
     hooks: keptHooks,
     disableAllHooks,
+    ...(allowedHttpHookUrls ? { allowedHttpHookUrls } : {}),
     env,
     sandbox: mergeSandboxSettings(sandboxLayers, { allow, deny, ask }, options.home),
-    notices,
+    // Each skipped entry is also a notice, so every command that reports notices shows it once.
+    notices: [...warnings.map(formatSettingsWarning), ...notices],
+    warnings,
+    unusedKeys: unusedSettingsKeys(layers),
     files: layers.map((layer) => ({ source: layer.source, origin: layer.origin })),
     projectRoot: options.projectRoot,
     cwd: options.cwd,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { EfferentError, errorMessage } from '../../core/index.ts';
+import { type LenientSettings, parseSettingsLenient } from './lenient-settings.ts';
 import { type SettingsFile, settingsFileSchema } from './settings-schema.ts';
 
 /** Formats a zod issue path as `permissions.allow[2]`. */
@@ -65,4 +66,34 @@ export async function readSettingsFile(
     );
   }
   return parseSettingsText(text, `file ${path}`);
+}
+
+/**
+ * Reads a settings file the way Claude Code does: a missing file is `undefined`; an unreadable file or
+ * text that is not a JSON object is skipped with one warning; a bad entry is skipped with a warning
+ * naming its key and the rest applies.
+ */
+export async function readSettingsFileLenient(
+  path: string,
+  signal?: AbortSignal,
+): Promise<LenientSettings | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, signal ? { encoding: 'utf8', signal } : { encoding: 'utf8' });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if ((error as { name?: unknown }).name === 'AbortError') throw error;
+    return {
+      settings: undefined,
+      warnings: [
+        {
+          file: path,
+          key: '(file)',
+          reason: `cannot be read (${errorMessage(error).replace(/\.$/, '')}); check its permissions.`,
+        },
+      ],
+    };
+  }
+  return parseSettingsLenient(text, path);
 }

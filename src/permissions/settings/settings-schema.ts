@@ -72,6 +72,12 @@ export const settingsFileSchema = z.looseObject({
   hooks: hooksConfigSchema.optional(),
   env: z.record(z.string(), z.string()).optional(),
   disableAllHooks: z.boolean().optional(),
+  /** Managed policy only: hooks from any other file are not run. */
+  allowManagedHooksOnly: z.boolean().optional(),
+  /** URL patterns (`*` wildcards) `http` hooks may post to. */
+  allowedHttpHookUrls: z.array(z.string()).optional(),
+  /** Managed policy only: permission rules from any other file are not applied (also under `permissions`). */
+  allowManagedPermissionRulesOnly: z.boolean().optional(),
   /** Also read Claude Code's `.claude/` settings files. */
   claudeCompat: z.boolean().optional(),
   /** MCP servers (user settings); each entry is checked by the MCP layer, which skips bad ones. */

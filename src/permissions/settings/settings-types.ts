@@ -1,6 +1,8 @@
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
 import type { RuleSet } from '../rules/rule-types.ts';
 import type { SandboxSettings } from './sandbox-settings.ts';
+import type { SettingsWarning } from './lenient-settings.ts';
+import type { UnusedSettingsKey } from './settings-keys.ts';
 import type { HooksConfig } from './settings-schema.ts';
 
 /** Hooks from one settings file, validated but otherwise as written. */
@@ -26,14 +28,20 @@ export interface LoadedSettings {
    * `disableAllHooks` below the managed policy has already removed every layer but the policy's.
    */
   hooks: HooksLayer[];
+  /** URL patterns `http` hooks may post to, from every file that sets them; undefined when none does. */
+  allowedHttpHookUrls?: string[];
   /** True when the managed policy sets `disableAllHooks` (no hook runs at all). */
   disableAllHooks: boolean;
   /** The merged `sandbox` settings: network allowlist, read denies, hooks switch. */
   sandbox?: SandboxSettings;
   /** Environment for tools, higher levels winning. */
   env: Record<string, string>;
-  /** Things the user should know: ignored rules, untrusted workspace, refused modes. */
+  /** Things the user should know: skipped entries, ignored rules, untrusted workspace, refused modes. */
   notices: string[];
+  /** Entries (or whole files) skipped because they were invalid: file, key and why. */
+  warnings: SettingsWarning[];
+  /** Keys the files set that efferent does not use, with why (`efferent doctor` lists them). */
+  unusedKeys: UnusedSettingsKey[];
   /** The files that were read, highest precedence first. */
   files: Array<{ source: RuleSource; origin: string }>;
   projectRoot: string;

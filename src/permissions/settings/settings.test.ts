@@ -3,7 +3,6 @@ import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EfferentError } from '../../core/index.ts';
 import { loadSettings } from './load-settings.ts';
 import { localSettingsPath, persistAllowRules } from './persist-rules.ts';
 
@@ -90,18 +89,93 @@ describe('loadSettings', () => {
     expect(settings.notices.join('\n')).toMatch(/disabled by policy/);
   });
 
-  it('names the file and the key path of invalid settings', async () => {
+  it('skips a bad rule or value with a warning naming the file, key and why, and applies the rest', async () => {
     const file = join(project, '.efferent', 'settings.json');
-    write(file, { permissions: { allow: ['Bash(git *)', 42] } });
-    await expect(load()).rejects.toThrow(/settings\.json.*permissions\.allow\[1\]/);
-    write(file, { permissions: { allow: ['Bash(git *'] } });
-    const error = await load().catch((caught: unknown) => caught);
-    expect(EfferentError.isInstance(error) && error.code).toBe('settings_invalid');
-    expect(String((error as Error).message)).toMatch(/permissions\.allow\[0\]/);
-    write(file, '{ not json');
-    await expect(load()).rejects.toThrow(/not valid JSON/);
-    write(file, { hooks: { PreToolUse: [{ hooks: [{ type: 'shell' }] }] } });
-    await expect(load()).rejects.toThrow(/hooks\.PreToolUse\[0\]\.hooks\[0\]\.type/);
+    write(file, {
+      permissions: { allow: ['Bash(git *)', 42, 'Bash(git *', 'Read'], defaultMode: 'allowEdits' },
+      hooks: { PreToolUse: [{ hooks: [{ type: 'shell' }, { type: 'command', command: 'true' }] }] },
+    });
+    const settings = await load();
+    expect(texts(settings.rules.allow)).toEqual(['Bash(git *)', 'Read']);
+    expect(settings.defaultMode).toBe('default');
+    expect(settings.hooks[0]?.hooks.PreToolUse?.[0]?.hooks).toEqual([{ type: 'command', command: 'true' }]);
+    const keys = settings.warnings.map((warning) => warning.key);
+    expect(keys).toEqual([
+      'permissions.allow[1]',
+      'permissions.allow[2]',
+      'permissions.defaultMode',
+      'hooks.PreToolUse[0].hooks[0]',
+    ]);
+    for (const warning of settings.warnings) {
+      expect(warning.file).toBe(file);
+      expect(warning.reason).toMatch(/\.$/);
+    }
+    expect(settings.warnings[1]?.reason).toMatch(/not a valid rule: .*must end with "\)"/);
+    expect(settings.notices.join('\n')).toContain(`Settings ${file}: skipped permissions.defaultMode`);
+  });
+
+  it('skips only a file that is not JSON, with one warning, and keeps the other levels', async () => {
+    write(join(project, '.efferent', 'settings.json'), '{ not json');
+    write(join(home, '.efferent', 'settings.json'), { permissions: { deny: ['Bash(curl *)'] } });
+    const settings = await load();
+    expect(texts(settings.rules.deny)).toEqual(['Bash(curl *)']);
+    expect(settings.warnings).toHaveLength(1);
+    expect(settings.warnings[0]?.key).toBe('(file)');
+    expect(settings.warnings[0]?.reason).toMatch(/not valid JSON/);
+    write(join(project, '.efferent', 'settings.json'), '[1, 2]');
+    expect((await load()).warnings[0]?.reason).toMatch(/must be a JSON object/);
+  });
+
+  it('still refuses --settings text that is not JSON: the user typed it', async () => {
+    await expect(load({ cli: { settings: '{ broken' } })).rejects.toThrow(/--settings.*not valid JSON/);
+    const lenient = await load({ cli: { settings: '{"permissions":{"allow":["Edit:*","Read"]}}' } });
+    expect(texts(lenient.rules.allow)).toEqual(['Read']);
+    expect(lenient.warnings[0]?.reason).toMatch(/write Edit instead/);
+    expect(lenient.warnings[0]).toMatchObject({ file: '--settings', key: 'permissions.allow[0]' });
+  });
+
+  it('enforces the managed policy: managed rules only, managed hooks only, no bypass mode', async () => {
+    const hook = (command: string) => ({ PreToolUse: [{ hooks: [{ type: 'command', command }] }] });
+    write(managed, {
+      allowManagedPermissionRulesOnly: true,
+      allowManagedHooksOnly: true,
+      permissions: { deny: ['Bash(curl *)'], disableBypassPermissionsMode: 'disable' },
+      hooks: hook('policy-hook'),
+    });
+    write(join(project, '.efferent', 'settings.json'), {
+      permissions: { allow: ['Bash(*)'], deny: ['Read'] },
+      hooks: hook('project-hook'),
+    });
+    const settings = await load({ cli: { permissionMode: 'bypassPermissions', allowedTools: ['Edit'] } });
+    expect(texts(settings.rules.allow)).toEqual([]);
+    expect(texts(settings.rules.deny)).toEqual(['Bash(curl *)']);
+    expect(settings.hooks.map((layer) => layer.source)).toEqual(['policySettings']);
+    expect(settings.defaultMode).toBe('default');
+    const notices = settings.notices.join('\n');
+    expect(notices).toMatch(/permission rules in .*settings\.json: policy allows managed rules only/);
+    expect(notices).toMatch(/hooks in .*settings\.json: policy allows managed hooks only/);
+    expect(notices).toMatch(/--allowedTools: policy allows managed rules only/);
+  });
+
+  it('lists every key a file sets that efferent does not use, with why', async () => {
+    const file = join(project, '.claude', 'settings.json');
+    write(file, {
+      model: 'claude-sonnet-4-5',
+      includeCoAuthoredBy: true,
+      statusLine: { type: 'command', command: 'echo hi' },
+      permissions: { allow: ['Read'], defaultMode: 'plan', experimentalThing: 1 },
+      somethingNew: 1,
+    });
+    const { unusedKeys } = await load();
+    expect(unusedKeys.map((entry) => [entry.file, entry.key])).toEqual([
+      [file, 'model'],
+      [file, 'includeCoAuthoredBy'],
+      [file, 'statusLine'],
+      [file, 'somethingNew'],
+      [file, 'permissions.experimentalThing'],
+    ]);
+    expect(unusedKeys[0]?.reason).toMatch(/--model/);
+    for (const entry of unusedKeys) expect(entry.reason).toMatch(/\.$/);
   });
 
   it('skips unanchored allow globs and parameter rules on main fields with a notice', async () => {
@@ -115,12 +189,23 @@ describe('loadSettings', () => {
     expect(settings.notices.join('\n')).toMatch(/negated path patterns/);
   });
 
-  it('reads .claude/ files only when asked, by option or by a setting', async () => {
-    write(join(project, '.claude', 'settings.json'), { permissions: { deny: ['Bash(curl *)'] } });
-    expect((await load()).rules.deny).toEqual([]);
-    expect(texts((await load({ claudeCompat: true })).rules.deny)).toEqual(['Bash(curl *)']);
-    write(join(home, '.efferent', 'settings.json'), { claudeCompat: true });
-    expect(texts((await load()).rules.deny)).toEqual(['Bash(curl *)']);
+  it("reads .claude/ files by default, after efferent's own, unless compatibility is switched off", async () => {
+    write(join(project, '.claude', 'settings.json'), {
+      permissions: { deny: ['Bash(curl *)'], defaultMode: 'plan' },
+    });
+    write(join(project, '.efferent', 'settings.json'), {
+      permissions: { deny: ['Bash(wget *)'], defaultMode: 'acceptEdits' },
+    });
+    const both = await load();
+    expect(texts(both.rules.deny)).toEqual(['Bash(wget *)', 'Bash(curl *)']);
+    expect(both.defaultMode).toBe('acceptEdits');
+    expect(texts((await load({ claudeCompat: false })).rules.deny)).toEqual(['Bash(wget *)']);
+    write(join(home, '.efferent', 'settings.json'), { claudeCompat: false });
+    expect(texts((await load()).rules.deny)).toEqual(['Bash(wget *)']);
+    // An untrusted project cannot switch it off: that would drop the .claude/ deny rules.
+    write(join(home, '.efferent', 'settings.json'), {});
+    write(join(project, '.efferent', 'settings.json'), { claudeCompat: false });
+    expect(texts((await load({ trusted: false })).rules.deny)).toEqual(['Bash(curl *)']);
   });
 
   it('reads --settings from a file, anchoring /x rules at its directory, and resolves settings behind symlinks', async () => {
