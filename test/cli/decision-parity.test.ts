@@ -171,9 +171,15 @@ describe('check, call and run decide alike (one case table through each entry po
     const results = new Map<string, string>();
     for (const line of headless.stdout.split('\n')) {
       if (!line.startsWith('{')) continue;
-      const event = JSON.parse(line) as { type: string; toolUseId?: string; result?: { content: unknown } };
-      if (event.type === 'tool_result' && event.toolUseId)
-        results.set(event.toolUseId, JSON.stringify(event.result?.content));
+      // stream-json in Claude Code's shape: tool results arrive in `user` envelopes.
+      const event = JSON.parse(line) as {
+        type: string;
+        message?: { content?: Array<{ type: string; tool_use_id?: string; content?: unknown }> };
+      };
+      if (event.type !== 'user') continue;
+      for (const block of event.message?.content ?? [])
+        if (block.type === 'tool_result' && block.tool_use_id)
+          results.set(block.tool_use_id, JSON.stringify(block.content));
     }
     const viaRun = cases.map((_item, index) => behaviorOf(results.get(`case_${index}`) ?? 'missing'));
     const table = cases.map((item, index) => ({
