@@ -2,9 +2,12 @@ import { join } from 'node:path';
 import type { PermissionMode, ToolUseContext } from '../core/index.ts';
 import type { HookEvent, HookInput } from './types.ts';
 
-/** Where hooks are told the transcript lives unless the embedder says otherwise. */
+/**
+ * Where hooks are told the transcript lives unless the embedder says otherwise: the session's real
+ * JSONL transcript when one is saved (`efferent run`), else a path in the session folder.
+ */
 export function defaultTranscriptPath(context: ToolUseContext): string {
-  return join(context.run.sessionDir, 'transcript.jsonl');
+  return context.run.transcriptPath ?? join(context.run.sessionDir, 'transcript.jsonl');
 }
 
 /** `bubble` is efferent's own mode; hook scripts written for Claude Code only know the others. */
