@@ -75,7 +75,7 @@ export const openAIStrictFormats = new Set([
 ]);
 
 /** Keywords strict mode accepts. Validation keywords outside it are dropped; structure outside it refuses. */
-const strictKeywords = new Set([
+export const strictKeywords: ReadonlySet<string> = new Set([
   'type',
   'properties',
   'required',

@@ -1,30 +1,8 @@
+import { strictKeywords as openAIStrictKeywords } from './openai-schema.ts';
 import type { JsonSchema } from './tool.ts';
 
-/** Keywords OpenAI's strict structured-output mode understands. */
-const strictKeywords = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  'description',
-  'title',
-  '$defs',
-  'definitions',
-  '$ref',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-]);
+/** Keywords OpenAI's strict structured-output mode understands (draft-7 `definitions` too, unchanged). */
+const strictKeywords = new Set([...openAIStrictKeywords, 'definitions']);
 
 function isObject(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
