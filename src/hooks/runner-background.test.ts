@@ -162,6 +162,8 @@ describe('async hooks', () => {
 
     await runner.dispose();
     expect(runner.backgroundCount).toBe(0);
+    // The group is killed on dispose; the kernel may take a moment to reap it on a busy machine.
+    await waitFor(() => isDeadOrZombie(grandchild), 2_000);
     expect(isDeadOrZombie(grandchild)).toBe(true);
 
     const late = await runner.run('PostToolUse', input('PostToolUse', { tool_name: 'Bash' }), {

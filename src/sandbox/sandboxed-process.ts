@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { NetworkPolicy } from './network/network-policy.ts';
@@ -77,7 +77,11 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
         privateTmpDirectory: privateTmp,
         ...(spec.hiddenPaths ? { hiddenPaths: spec.hiddenPaths } : {}),
         ...(proxy ? { networkProxy: true } : {}),
-        ...(isAbsolute(spec.command) ? { readOnlyTmpPaths: [canonical(spec.command)] } : {}),
+        // The program and the files its command line names (a server's script) stay readable even
+        // when they live under the host's /tmp, which the private /tmp hides.
+        readOnlyTmpPaths: [spec.command, ...spec.args]
+          .filter((word) => isAbsolute(word) && existsSync(word))
+          .map(canonical),
       },
       canonical(spec.cwd),
       [spec.command, ...spec.args],
