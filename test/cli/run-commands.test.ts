@@ -77,7 +77,9 @@ describe('efferent run: memory files, slash commands and compaction', { timeout:
     await step('/review src/app.ts', 'Reviewed.');
     expect(JSON.stringify(server.requests[1]?.body['messages'])).toContain('Review src/app.ts carefully.');
     await step('/cost', 'Tokens: 300 in, 30 out');
-    await step('/permissions', 'Bash(rm *)');
+    // Sections print deny, ask, allow: wait for the last one before reading the screen.
+    await step('/permissions', `  ${'Read'.padEnd(32)} `);
+    expect(screen.output()).toMatch(/deny:\n\s+Bash\(rm \*\)/);
     expect(screen.output()).toMatch(/allow:\n\s+Read/);
     await step('/model', 'Model: anthropic:claude-sonnet-4-5');
     await step('/compact', 'Compacted 2 earlier messages');
