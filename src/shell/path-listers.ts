@@ -40,9 +40,14 @@ export function listedDirectory(command: SimpleCommand): string | undefined {
   }
   if (operands.length === 0) return '.';
   const [directory] = operands;
-  if (operands.length > 1 || directory === undefined || !plainRelative.test(directory)) return undefined;
-  if (directory.split('/').some((part) => part === '..' || part === '.')) return undefined;
-  return directory.replace(/\/$/, '');
+  return operands.length > 1 || directory === undefined ? undefined : belowDirectory(directory);
+}
+
+/** A relative directory that stays below the one it is resolved in, without `.` or `..` parts. */
+function belowDirectory(word: string): string | undefined {
+  if (!plainRelative.test(word)) return undefined;
+  if (word.split('/').some((part) => part === '..' || part === '.')) return undefined;
+  return word.replace(/\/$/, '');
 }
 
 /** The glob-shaped word that stands for "paths below `directory`". */
@@ -128,10 +133,8 @@ export function pipedDirectory(command: SimpleCommand): string | undefined {
   return plainDirectory(start);
 }
 
-/** A relative directory that stays below the one it is resolved in, without `.` or `..` parts. */
+/** {@link belowDirectory}, also accepting the `./` that `find ./src` prints its paths with. */
 function plainDirectory(written: string): string | undefined {
   const word = written.startsWith('./') ? written.slice(2) : written;
-  if (word === '' || !plainRelative.test(word)) return undefined;
-  if (word.split('/').some((part) => part === '..' || part === '.')) return undefined;
-  return word.replace(/\/$/, '');
+  return word === '' ? undefined : belowDirectory(word);
 }

@@ -6,21 +6,17 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolUseContext } from '../../src/core/index.ts';
 import { loadMcpConfiguration, McpManager } from '../../src/mcp/index.ts';
+import { isInsideDirectory } from '../../src/permissions/paths/canonical-path.ts';
 import { probeSandbox } from '../../src/sandbox/sandbox.ts';
 
 const escapeServer = join(import.meta.dirname, 'fixtures', 'escape-server.mjs');
 const probed = probeSandbox();
 // The sandbox gives each server a private /tmp: a checkout under the host's /tmp (the server's
 // script and the SDK it imports) is not visible inside, so the server could not start there.
-const availability = isInside(escapeServer, '/tmp')
+const availability = isInsideDirectory(escapeServer, '/tmp')
   ? { available: false, reason: 'this checkout lives under /tmp, which the sandbox hides from servers' }
   : probed;
 const skipReason = availability.available ? '' : ` (skipped: ${availability.reason})`;
-
-function isInside(path: string, directory: string): boolean {
-  const relative = path.startsWith(directory) ? path.slice(directory.length) : undefined;
-  return relative !== undefined && (relative === '' || relative.startsWith('/'));
-}
 
 /**
  * A stdio server with `sandbox` in its configuration runs in the same sandbox as Bash: it writes

@@ -519,6 +519,29 @@ function linkTargetsRead(
   return result;
 }
 
+/**
+ * A deny verdict when a read deny rule covers one of the links a command reaches (as the link or as
+ * its target); `describe` gives the reason and the trace line for that link.
+ */
+function deniedLink(
+  paths: readonly CanonicalPath[],
+  context: IndexedCheckContext,
+  describe: (path: CanonicalPath) => [reason: string, step: string],
+): Verdict | undefined {
+  for (const path of paths) {
+    const rule = context.pathRules.readDeny.find(path);
+    if (!rule) continue;
+    const [reason, step] = describe(path);
+    return {
+      behavior: 'deny',
+      reason: `${reason}, denied by ${describeRule(rule)}`,
+      rule,
+      steps: [ruleStep(rule, 'deny', step)],
+    };
+  }
+  return undefined;
+}
+
 /** A path for messages: the link and, when it leads elsewhere, its target. */
 const describePath = (path: CanonicalPath) =>
   path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
@@ -587,35 +610,26 @@ export function checkSubcommand(
     if (isUnresolvable(here)) unknownRead ??= 'the directory it searches';
     else readPaths.push(here);
   }
+  const namesOnly = namesOnlyCommands.has(subcommand.argv[0] ?? '');
   const linkReads = linkTargetsRead(subcommand, readPaths, context);
-  for (const path of linkReads.paths) {
-    const rule = context.pathRules.readDeny.find(path);
-    if (rule)
-      return {
-        behavior: 'deny',
-        reason: `${label} follows the symbolic link ${describePath(path)}, denied by ${describeRule(rule)}`,
-        rule,
-        steps: [ruleStep(rule, 'deny', `${label} follows a link to ${path.physical}.`)],
-      };
-  }
+  const followedDeny = deniedLink(linkReads.paths, context, (path) => [
+    `${label} follows the symbolic link ${describePath(path)}`,
+    `${label} follows a link to ${path.physical}.`,
+  ]);
+  if (followedDeny) return followedDeny;
   readPaths.push(...linkReads.reads);
   if (linkReads.unchecked !== undefined) unknownRead ??= `the links under ${linkReads.unchecked}`;
-  const expanded = expansionReads(subcommand, workspace, namesOnlyCommands.has(subcommand.argv[0] ?? ''));
-  for (const path of expanded.paths) {
-    const rule = context.pathRules.readDeny.find(path);
-    if (rule)
-      return {
-        behavior: 'deny',
-        reason: `${label} reaches the symbolic link ${describePath(path)} through a pattern, denied by ${describeRule(rule)}`,
-        rule,
-        steps: [ruleStep(rule, 'deny', `${label} reaches a link to ${path.physical}.`)],
-      };
-  }
+  const expanded = expansionReads(subcommand, workspace, namesOnly);
+  const reachedDeny = deniedLink(expanded.paths, context, (path) => [
+    `${label} reaches the symbolic link ${describePath(path)} through a pattern`,
+    `${label} reaches a link to ${path.physical}.`,
+  ]);
+  if (reachedDeny) return reachedDeny;
   readPaths.push(...expanded.reads);
   if (expanded.unchecked !== undefined) unknownRead ??= expanded.unchecked;
   const globRead = globReachingDeniedPath(subcommand, context);
   if (globRead) unknownRead ??= globRead;
-  const coveringDirectory = namesOnlyCommands.has(subcommand.argv[0] ?? '')
+  const coveringDirectory = namesOnly
     ? undefined
     : readPaths.find((path) => directoryHoldsDeniedPath(path, context));
   if (coveringDirectory)

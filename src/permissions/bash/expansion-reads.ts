@@ -76,16 +76,24 @@ export function expansionReads(
   const result: ExpansionReads = { paths: [], reads: [] };
   const within = workingDirectories(workspace);
   const cwd = subcommand.cwd ?? workspace.cwd;
+  // Several patterns of one command often share a directory (`cat *.ts *.md`): scan it once.
+  const scans = new Map<string, LinkScan | undefined>();
+  const scan = (directory: string, depth?: number): LinkScan | undefined => {
+    const key = `${directory}\0${depth ?? ''}`;
+    if (!scans.has(key))
+      scans.set(key, workspace.scanLinks?.(directory, within, depth === undefined ? {} : { depth }));
+    return scans.get(key);
+  };
   for (const read of subcommand.indirectReads ?? []) {
     if (read.below === undefined) continue;
-    const scan = workspace.scanLinks?.(read.below, within);
+    const below = scan(read.below);
     if (!workspace.scanLinks) result.unchecked ??= read.what;
-    if (scan === undefined) continue;
-    if (!scan.complete) result.unchecked ??= `${read.what} (too many entries to check where they lead)`;
-    const odd = scan.oddNames?.[0];
+    if (below === undefined) continue;
+    if (!below.complete) result.unchecked ??= `${read.what} (too many entries to check where they lead)`;
+    const odd = below.oddNames?.[0];
     if (odd !== undefined)
       result.unchecked ??= `${read.what}, where the name ${odd} would be split into other paths`;
-    fromScan(scan, read.below, () => true, namesOnly, result);
+    fromScan(below, read.below, () => true, namesOnly, result);
   }
   if (!workspace.scanLinks || subcommand.cwd === null) return result;
   subcommand.argv.forEach((word, index) => {
@@ -94,20 +102,16 @@ export function expansionReads(
     const resolved = resolveInWorkspace(directory, workspace, cwd);
     if (isUnresolvable(resolved)) return;
     const anyDepth = segments.some((segment) => segment.includes('**'));
-    const scan = workspace.scanLinks?.(
-      resolved.physical,
-      within,
-      anyDepth ? {} : { depth: Math.max(1, segments.length) },
-    );
-    if (scan === undefined) return;
-    if (!scan.complete)
+    const reached = scan(resolved.physical, anyDepth ? undefined : Math.max(1, segments.length));
+    if (reached === undefined) return;
+    if (!reached.complete)
       result.unchecked ??= `what ${word} expands to (too many entries to check where links lead)`;
     // `**` also stands for the paths `$(git ls-files)` prints, which bash splits at blanks.
-    const odd = anyDepth ? scan.oddNames?.[0] : undefined;
+    const odd = anyDepth ? reached.oddNames?.[0] : undefined;
     if (odd !== undefined)
       result.unchecked ??= `what ${word} expands to, where the name ${odd} would be split`;
     const start = resolved.physical;
-    fromScan(scan, start, (relative) => anyDepth || patternReaches(segments, relative), namesOnly, result);
+    fromScan(reached, start, (relative) => anyDepth || patternReaches(segments, relative), namesOnly, result);
   });
   return result;
 }
