@@ -296,8 +296,10 @@ class Walker implements WordHost {
     const gathered = collector();
     let body: Node | undefined;
     for (const child of node.children) {
-      if (shellRedirectTypes.has(child.type)) this.redirect(child, gathered);
-      else if (child.type === 'comment') continue;
+      if (shellRedirectTypes.has(child.type)) {
+        if (body) checkDescriptorPlacement(body, child);
+        this.redirect(child, gathered);
+      } else if (child.type === 'comment') continue;
       else if (body === undefined && child.isNamed) body = child;
       else tooComplex(`unexpected ${child.type} around a redirection`, child.type);
     }
@@ -634,6 +636,19 @@ function pipedListing(node: Node, commands: readonly WalkedCommand[]): StdinSour
   if (only.unwrapped.wrappers.length > 0 || only.stdin !== undefined) return undefined;
   const directory = pipedDirectory(only);
   return directory === undefined ? undefined : { kind: 'listed', directory, cwd: only.cwd };
+}
+
+/**
+ * The grammar reads `cmd 0< file` as an argument `0` followed by `< file`; bash reads one redirection
+ * of descriptor 0 (the digits touch the operator). The two readings give the program different
+ * words, so a digit argument that touches a redirection makes the line too complex to check.
+ */
+function checkDescriptorPlacement(body: Node, redirect: Node): void {
+  if (redirect.children.some((child) => child.type === 'file_descriptor')) return;
+  const words = body.type === 'command' ? body.namedChildren : [];
+  const last = words[words.length - 1];
+  if (last?.type === 'number' && last.endIndex === redirect.startIndex)
+    tooComplex(`the descriptor ${last.text} written against a redirection is not analysed`, redirect.type);
 }
 
 /** The frame for a part that is not in tail position. */

@@ -15,7 +15,9 @@ import { matchesShellPattern } from '../rules/shell-pattern.ts';
 import { indexShellRules, ShellRuleIndex } from '../rules/shell-rule-index.ts';
 import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
 import {
+  harmlessReadSources,
   harmlessWriteTargets,
+  inputSourceWords,
   linkFollowingRead,
   namesOnlyCommands,
   readPathCandidates,
@@ -140,6 +142,20 @@ function resolveFrom(word: string, subcommand: AnalyzedSubcommandLike, workspace
     return { unresolvable: 'the directory it runs in is not known' };
   }
   return resolveInWorkspace(word, workspace, subcommand.cwd ?? workspace.cwd);
+}
+
+/**
+ * Where a program that opens no file of its own (`echo`, `basename`) still gets input from: the files
+ * its input redirects and an `xargs -a` name, which the shell or the wrapper opens for it.
+ */
+function inputSourcePaths(subcommand: AnalyzedSubcommandLike, workspace: Workspace) {
+  return inputSourceWords(subcommand).map((word) => {
+    const expanded = word.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, workspace.home);
+    // `$X`, `~other/x`, `$(…)`: the file is only known when the command runs.
+    if (expanded.startsWith('~') || isDynamicWord(expanded))
+      return { unresolvable: `${word} is only known when it runs` };
+    return resolveFrom(expanded, subcommand, workspace);
+  });
 }
 
 /** The trace stage an ask of this kind comes from. */
@@ -752,7 +768,11 @@ export function checkSubcommand(
   if (writes) return writes;
   if (subcommand.readOnly && allEnvSafe) {
     const reading = !nonReadingCommands.has(subcommand.argv[0] ?? '');
-    const reads = reading ? readPaths : [];
+    const reads = reading ? readPaths : inputSourcePaths(subcommand, workspace);
+    if (!reading && reads.some(isUnresolvable))
+      return ask('workspace', `${label} takes its input from a file only known when it runs`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
     if (reading && subcommand.cwd === null)
       return ask('workspace', `${label} runs in a directory only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
@@ -788,7 +808,10 @@ export function checkSubcommand(
       return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
       });
-    const outside = reads.find((path) => !isInWorkspace(path, workspace));
+    const outside = reads.find(
+      (path): path is CanonicalPath =>
+        !isUnresolvable(path) && !isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical),
+    );
     if (outside)
       return ask('workspace', `${label} reads ${describePath(outside)}, outside the working directories`, {
         suggestions: [suggestRule(subcommand, context.family)],

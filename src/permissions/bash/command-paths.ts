@@ -105,6 +105,24 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
   return candidates;
 }
 
+/**
+ * Input sources that hold nothing of the user's: reading them reveals no file, so an input redirect
+ * from them (`cmd < /dev/null`) needs no workspace check.
+ */
+export const harmlessReadSources = new Set(['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom']);
+
+/**
+ * Files a subcommand's input comes from (`< FILE`, `<> FILE`, `3< FILE`, `xargs -a FILE`). The shell or
+ * the wrapper opens them whatever the program is, and a wrapper may turn their contents into the
+ * program's arguments (`xargs echo < FILE` prints FILE), so they are reads even for programs that
+ * open nothing themselves.
+ */
+export function inputSourceWords(subcommand: AnalyzedSubcommandLike): string[] {
+  return subcommand.redirects
+    .filter((redirect) => readingRedirects.has(redirect.operator) && !/^\d+-?$|^-$/.test(redirect.target))
+    .map((redirect) => redirect.target);
+}
+
 /** Targets that are not files in the workspace sense and may always be written. */
 export const harmlessWriteTargets = new Set([
   '/dev/null',
