@@ -35,3 +35,10 @@ export * from './session-resources.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
 export * from './stream-events.ts';
+export {
+  liesPhysicallyInside,
+  type OwnFileOptions,
+  type OwnFileResult,
+  readOwnFile,
+  readOwnFileSync,
+} from './own-file.ts';

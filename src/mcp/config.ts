@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { readOwnFile } from '../core/index.ts';
 
 /** How to reach one MCP server, after `${VAR}` expansion. */
 export type McpServerConfig =
@@ -190,14 +190,15 @@ function missingMessage(missing: string[]): string {
   return `${names} is not set in the environment (set it, or write \${NAME:-default})`;
 }
 
-async function readJson(path: string): Promise<{ value?: unknown; error?: string }> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { error: `cannot be read (${(error as Error).message})` };
-  }
+/** The largest MCP configuration file read. */
+const maxConfigBytes = 4 * 1024 * 1024;
+
+/** Reads a JSON file, bounded; `within` keeps a project's own file from leading out of it by a link. */
+async function readJson(path: string, within?: string): Promise<{ value?: unknown; error?: string }> {
+  const read = await readOwnFile(path, { maxBytes: maxConfigBytes, ...(within ? { within } : {}) });
+  if (read.kind === 'missing') return {};
+  if (read.kind === 'refused') return { error: `cannot be read (${read.reason})` };
+  const text = read.text;
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
@@ -223,8 +224,9 @@ async function fileSource(
   scope: McpConfigScope,
   path: string,
   warnings: string[],
+  within?: string,
 ): Promise<Source | undefined> {
-  const { value, error } = await readJson(path);
+  const { value, error } = await readJson(path, within);
   if (error) {
     warnings.push(`MCP configuration ${path} ${error}; its servers were skipped.`);
     return undefined;
@@ -276,7 +278,10 @@ async function readApprovals(options: LoadMcpConfigOptions): Promise<{
   ];
   const result = { all: false, enabled: new Set<string>(), disabled: new Set<string>() };
   for (const file of files) {
-    const parsed = approvalSchema.safeParse((await readJson(file)).value ?? {});
+    const inProject = file.startsWith(join(options.projectRoot, '.'));
+    const parsed = approvalSchema.safeParse(
+      (await readJson(file, inProject ? options.projectRoot : undefined)).value ?? {},
+    );
     if (!parsed.success) continue;
     if (parsed.data.enableAllProjectMcpServers) result.all = true;
     for (const name of parsed.data.enabledMcpjsonServers ?? []) result.enabled.add(name);
@@ -309,7 +314,8 @@ export async function loadMcpConfiguration(options: LoadMcpConfigOptions): Promi
         : []),
     ];
     for (const [scope, path] of candidates) {
-      const source = await fileSource(scope, path, warnings);
+      const within = scope === 'project' ? options.projectRoot : undefined;
+      const source = await fileSource(scope, path, warnings, within);
       if (source) sources.push(source);
     }
   }

@@ -7,7 +7,6 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   rmdirSync,
   rmSync,
@@ -16,7 +15,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { type SessionResource, type SessionResourceKey, startupFileNames } from '../core/index.ts';
+import {
+  readOwnFileSync,
+  type SessionResource,
+  type SessionResourceKey,
+  startupFileNames,
+} from '../core/index.ts';
 import {
   protectedDirectoryNames,
   protectedFilePatterns,
@@ -595,7 +599,9 @@ export function nestedRepositories(directory: string, now = Date.now()): string[
 /** The git directory a `.git` file names (`gitdir: <path>`), resolved, or undefined. */
 function gitFileTarget(gitFile: string): string | undefined {
   try {
-    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(gitFile, 'utf8').slice(0, 4096));
+    const read = readOwnFileSync(gitFile, { maxBytes: 4096, cutOversize: true });
+    if (read.kind !== 'read') return undefined;
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(read.text);
     return match?.[1] ? realpathSync(resolve(dirname(gitFile), match[1])) : undefined;
   } catch {
     return undefined;
@@ -615,12 +621,9 @@ function realTarget(path: string): string | undefined {
  * workspace (husky and similar point it at a tracked folder): git runs whatever is there.
  */
 function configuredHooksDirectory(workspace: string, gitDirectory: string): string | undefined {
-  let config: string;
-  try {
-    config = readFileSync(join(gitDirectory, 'config'), 'utf8');
-  } catch {
-    return undefined;
-  }
+  const read = readOwnFileSync(join(gitDirectory, 'config'), { maxBytes: 1024 * 1024 });
+  if (read.kind !== 'read') return undefined;
+  const config = read.text;
   const match = /^\s*hookspath\s*=\s*(.+?)\s*$/im.exec(config);
   const value = match?.[1]?.replace(/^"(.*)"$/, '$1');
   if (!value) return undefined;

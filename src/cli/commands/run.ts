@@ -178,7 +178,10 @@ export function registerRunCommand(program: Command): void {
     };
     const provider = await resolveProvider(flags.model, process.env, process.cwd());
     const configDir = efferentConfigDir();
-    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }));
+    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }), {
+      projectRoot: cwd,
+      onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
+    });
     const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd, memory });
     const sessionOptions = { ...base, model: provider.model };
     if (flags.print !== undefined || flags.inputFormat === 'stream-json') {
@@ -291,7 +294,7 @@ export function registerRunCommand(program: Command): void {
         prompts,
         history,
         onMessage: (message) => void transcript.append(message),
-        customCommands: loadCustomCommands(commandFolders(cwd, configDir, homedir())),
+        customCommands: loadCustomCommands(commandFolders(cwd, configDir, homedir()), cwd),
         switchModel: (spec) => resolveProvider(spec, process.env, process.cwd()),
       });
     } finally {

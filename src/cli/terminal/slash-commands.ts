@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { readOwnFileSync } from '../../core/index.ts';
 
 /** A command from a Markdown file: `/name arguments` sends the file's text as the prompt. */
 export interface CustomCommand {
@@ -20,6 +21,9 @@ export const builtInCommands: ReadonlyArray<[string, string]> = [
   ['/exit', 'quit (also Ctrl+C twice at the prompt, or Ctrl+D)'],
 ];
 
+/** The largest command file read; a prompt template is a few kilobytes. */
+const maxCommandBytes = 256 * 1024;
+
 function parse(path: string, text: string): CustomCommand {
   let body = text;
   let description = '';
@@ -36,7 +40,7 @@ function parse(path: string, text: string): CustomCommand {
  * Custom commands from `.efferent/commands/*.md`, then `.claude/commands/*.md` (the first of a name
  * wins), in the project and in the user's config folder. Front matter may give a `description`.
  */
-export function loadCustomCommands(folders: readonly string[]): CustomCommand[] {
+export function loadCustomCommands(folders: readonly string[], projectRoot?: string): CustomCommand[] {
   const commands = new Map<string, CustomCommand>();
   for (const folder of folders) {
     let names: string[];
@@ -47,7 +51,14 @@ export function loadCustomCommands(folders: readonly string[]): CustomCommand[] 
     }
     for (const name of names.sort()) {
       const path = join(folder, name);
-      const command = parse(path, readFileSync(path, 'utf8'));
+      // A project's command is read only from inside the project (a link may lead to any file).
+      const inProject = projectRoot !== undefined && path.startsWith(`${projectRoot.replace(/\/$/, '')}/`);
+      const read = readOwnFileSync(path, {
+        maxBytes: maxCommandBytes,
+        ...(inProject && projectRoot ? { within: projectRoot } : {}),
+      });
+      if (read.kind !== 'read') continue;
+      const command = parse(path, read.text);
       if (!commands.has(command.name)) commands.set(command.name, command);
     }
   }

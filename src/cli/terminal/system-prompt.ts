@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readOwnFileSync } from '../../core/index.ts';
 
 /** The most of one memory file that goes into the prompt. */
 const maxMemoryChars = 40_000;
@@ -33,16 +33,28 @@ export function memoryFilePaths(options: {
   ];
 }
 
-/** Reads the memory files that exist (see {@link memoryFilePaths}). */
-export function readMemoryFiles(paths: readonly string[]): MemoryFile[] {
+/**
+ * Reads the memory files that exist (see {@link memoryFilePaths}). A file under `projectRoot` is read
+ * only if it lies inside the project once links are followed: a cloned repository's `CLAUDE.md` may
+ * be a link to `~/.ssh/id_rsa`, and nothing asks before memory reaches the model. Such a file, and
+ * anything that is not a regular file, is skipped and reported through `onSkipped`.
+ */
+export function readMemoryFiles(
+  paths: readonly string[],
+  options: { projectRoot?: string; onSkipped?: (reason: string) => void } = {},
+): MemoryFile[] {
   const files: MemoryFile[] = [];
   for (const path of [...new Set(paths)]) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch {
-      continue;
-    }
+    const inProject =
+      options.projectRoot !== undefined && path.startsWith(`${options.projectRoot.replace(/\/$/, '')}/`);
+    const read = readOwnFileSync(path, {
+      maxBytes: maxMemoryChars * 4,
+      cutOversize: true,
+      ...(inProject && options.projectRoot ? { within: options.projectRoot } : {}),
+    });
+    if (read.kind === 'refused') options.onSkipped?.(`Memory file skipped: ${read.reason}.`);
+    if (read.kind !== 'read') continue;
+    const text = read.text;
     if (text.trim() === '') continue;
     files.push({
       path,

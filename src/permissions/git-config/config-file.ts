@@ -1,4 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readOwnFileSync } from '../../core/index.ts';
+
+/** The largest git configuration file inspected; a larger one cannot be inspected, so the call asks. */
+const maxConfigFileBytes = 1024 * 1024;
 import { dirname, isAbsolute, resolve } from 'node:path';
 
 /**
@@ -105,7 +109,7 @@ export function parseGitConfig(text: string, file: string): ParsedConfig {
       }
       continue;
     }
-    if (!/[A-Za-z]/.test(char)) return fail(file, line, `an unexpected character ${JSON.stringify(char)}`);
+    if (!/[A-Za-z]/.test(char)) return fail(file, line, 'an unexpected character');
     if (section === undefined) return fail(file, line, 'a key before any section');
     let key = '';
     while (index < length && /[A-Za-z0-9-]/.test(text[index] as string)) key += text[index++];
@@ -115,7 +119,7 @@ export function parseGitConfig(text: string, file: string): ParsedConfig {
       entries.push({ section, subsection, name: key.toLowerCase(), value: null, file, line: entryLine });
       continue;
     }
-    if (text[index] !== '=') return fail(file, line, `a key without "=" (${key})`);
+    if (text[index] !== '=') return fail(file, line, 'a key without "="');
     index++;
     let value = '';
     let pendingSpace = '';
@@ -201,15 +205,12 @@ export function readConfigFile(path: string): ParsedConfig | 'missing' {
     cached.ino === info.ino
   )
     return cached.parsed;
-  let parsed: ParsedConfig;
-  try {
-    parsed = parseGitConfig(readFileSync(path, 'utf8'), path);
-  } catch (error) {
-    parsed = {
-      ok: false,
-      reason: `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    };
-  }
+  // Bounded, regular files only: an included path may be `/dev/zero` or a FIFO.
+  const read = readOwnFileSync(path, { maxBytes: maxConfigFileBytes });
+  const parsed: ParsedConfig =
+    read.kind === 'read'
+      ? parseGitConfig(read.text, path)
+      : { ok: false, reason: read.kind === 'missing' ? `${path} cannot be read (ENOENT)` : read.reason };
   cache.set(path, { mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, size: info.size, ino: info.ino, parsed });
   return parsed;
 }

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readOwnFileSync } from '../../core/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ConfigEntry, isIncludeEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
 import { entryConcern, entryKey } from './inert-keys.ts';
@@ -192,8 +193,10 @@ function looksLikeGitDirectory(path: string): boolean {
 /** The directory a `.git` file (`gitdir: …`) points to, or why it cannot be read. */
 function readGitFile(path: string): string | { error: string } {
   try {
-    const text = readFileSync(path, 'utf8');
-    if (text.length > 4096) return { error: `${path} is too large for a gitdir file` };
+    const read = readOwnFileSync(path, { maxBytes: 4096 });
+    if (read.kind !== 'read')
+      return { error: read.kind === 'missing' ? `${path} cannot be read` : read.reason };
+    const text = read.text;
     const match = /^gitdir: (.+?)\r?\n?$/.exec(text.split('\n')[0] ?? '');
     if (!match) return { error: `${path} is not a gitdir file git can read` };
     return resolve(dirname(path), match[1] as string);
@@ -238,11 +241,28 @@ function discover(start: string): Repository[] | { error: string } {
   }
 }
 
+/**
+ * The key an entry sets, as the reason names it. An included file outside the repository may be any
+ * file of the user's (`~/.aws/credentials` shaped like git configuration): its key names are its
+ * content, so they are not repeated into a message the model reads.
+ */
+function shownKey(entry: ConfigEntry, folders: ReadonlyArray<string | undefined>): string {
+  const own = folders.some((folder) => {
+    if (folder === undefined) return false;
+    const rel = relative(folder, entry.file);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  });
+  return own ? entryKey(entry) : 'a key that is not known to be harmless';
+}
+
 /** The shared git directory of a worktree or submodule (`commondir`), or the directory itself. */
 function commonDirectory(gitDir: string): string | { error: string } {
   const file = join(gitDir, 'commondir');
   try {
-    const text = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    const read = readOwnFileSync(file, { maxBytes: 4096 });
+    if (read.kind === 'missing') return gitDir;
+    if (read.kind === 'refused') return { error: read.reason };
+    const text = read.text.replace(/\r?\n$/, '');
     if (text === '') return { error: `${file} is empty` };
     return resolve(gitDir, text);
   } catch (error) {
@@ -359,7 +379,7 @@ function inspectRepository(
     const concern = entryConcern(entry);
     if (concern !== undefined)
       return {
-        reason: `${configurationOf(repository)} sets ${entryKey(entry)} in ${entry.file}, ${concern}`,
+        reason: `${configurationOf(repository)} sets ${shownKey(entry, [common, repository.gitDir, repository.workTree])} in ${entry.file}, ${concern}`,
       };
   }
   const configuredTree = lastValue(entries, 'core', 'worktree');

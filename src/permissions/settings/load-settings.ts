@@ -100,8 +100,9 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const projectRoot = options.projectRoot ?? options.cwd;
   const managedPath = options.managedSettingsPath ?? defaultManagedSettingsPath;
   const warnings: SettingsWarning[] = [];
-  const read = async (path: string): Promise<SettingsFile | undefined> => {
-    const result = await readSettingsFileLenient(path, options.signal);
+  // A project's own files are read only from inside it (`within`): the repository chooses what they are.
+  const read = async (path: string, within?: string): Promise<SettingsFile | undefined> => {
+    const result = await readSettingsFileLenient(path, options.signal, within);
     if (!result) return undefined;
     warnings.push(...result.warnings);
     return result.settings;
@@ -122,8 +123,14 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     const local = join(project, dir, 'settings.local.json');
     const shared = join(project, dir, 'settings.json');
     const user = join(home, dir, 'settings.json');
-    add({ source: 'localSettings', origin: local, root: options.cwd, projectLevel: true }, await read(local));
-    add({ source: 'projectSettings', origin: shared, root: project, projectLevel: true }, await read(shared));
+    add(
+      { source: 'localSettings', origin: local, root: options.cwd, projectLevel: true },
+      await read(local, project),
+    );
+    add(
+      { source: 'projectSettings', origin: shared, root: project, projectLevel: true },
+      await read(shared, project),
+    );
     add(
       { source: 'userSettings', origin: user, root: join(home, dir), projectLevel: false },
       await read(user),

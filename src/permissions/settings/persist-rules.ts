@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { EfferentError } from '../../core/index.ts';
-import { parseSettingsText } from './read-settings-file.ts';
+import { EfferentError, liesPhysicallyInside, readOwnFile } from '../../core/index.ts';
+import { maxSettingsFileBytes, parseSettingsText } from './read-settings-file.ts';
 
 /** At most this many rules are saved from one "always allow" answer (one per subcommand). */
 export const maxRulesPerAnswer = 5;
@@ -20,12 +20,20 @@ export function localSettingsPath(projectRoot: string): string {
 export async function persistAllowRules(projectRoot: string, rules: readonly string[]): Promise<string[]> {
   const path = localSettingsPath(projectRoot);
   let json: Record<string, unknown> = {};
-  let text: string | undefined;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
-  }
+  // The file and its folder must lie inside the project: a repository may ship `.efferent` as a link.
+  await mkdir(dirname(path), { recursive: true });
+  if (!liesPhysicallyInside(dirname(path), projectRoot))
+    throw new EfferentError(
+      'settings_invalid',
+      `Permission rules were not saved: ${dirname(path)} leads through a symbolic link out of the project. Remove the link, or add the rule to a settings file yourself.`,
+    );
+  const read = await readOwnFile(path, { maxBytes: maxSettingsFileBytes, within: projectRoot });
+  if (read.kind === 'refused')
+    throw new EfferentError(
+      'settings_invalid',
+      `Permission rules were not saved: ${read.reason}. Remove it, or add the rule to a settings file yourself.`,
+    );
+  const text = read.kind === 'read' ? read.text : undefined;
   if (text !== undefined) {
     parseSettingsText(text, `file ${path}`);
     json = JSON.parse(text) as Record<string, unknown>;
@@ -35,7 +43,6 @@ export async function persistAllowRules(projectRoot: string, rules: readonly str
   const added = [...new Set(rules)].filter((rule) => !existing.includes(rule)).slice(0, maxRulesPerAnswer);
   if (added.length === 0) return [];
   json.permissions = { ...permissions, allow: [...existing, ...added] };
-  await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${randomUUID()}.tmp`;
   try {
     await writeFile(temp, `${JSON.stringify(json, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { EfferentError, errorMessage } from '../../core/index.ts';
+import { EfferentError, errorMessage, readOwnFile } from '../../core/index.ts';
 import { type LenientSettings, parseSettingsLenient } from './lenient-settings.ts';
 import { type SettingsFile, settingsFileSchema } from './settings-schema.ts';
 
@@ -45,27 +44,39 @@ function settingsError(label: string, error: z.ZodError): EfferentError {
   );
 }
 
+/** The largest settings file efferent reads (real ones are a few kilobytes). */
+export const maxSettingsFileBytes = 4 * 1024 * 1024;
+
+/**
+ * Reads a settings file's text, bounded and never through a link out of `within` (the project, for
+ * its own files): a repository chooses what its settings names are.
+ */
+async function settingsText(
+  path: string,
+  signal: AbortSignal | undefined,
+  within: string | undefined,
+): Promise<{ text: string } | { problem: string } | undefined> {
+  signal?.throwIfAborted();
+  const read = await readOwnFile(path, {
+    maxBytes: maxSettingsFileBytes,
+    ...(within !== undefined ? { within } : {}),
+  });
+  if (read.kind === 'missing') return undefined;
+  if (read.kind === 'refused') return { problem: read.reason };
+  return { text: read.text };
+}
+
 /** Reads a settings file; a missing file is `undefined`, anything else unreadable or invalid throws. */
 export async function readSettingsFile(
   path: string,
   signal?: AbortSignal,
+  within?: string,
 ): Promise<SettingsFile | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, signal ? { encoding: 'utf8', signal } : { encoding: 'utf8' });
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if ((error as { name?: unknown }).name === 'AbortError') throw error;
-    throw new EfferentError(
-      'settings_invalid',
-      `Settings file ${path} cannot be read: ${errorMessage(error)}`,
-      {
-        cause: error,
-      },
-    );
-  }
-  return parseSettingsText(text, `file ${path}`);
+  const read = await settingsText(path, signal, within);
+  if (read === undefined) return undefined;
+  if ('problem' in read)
+    throw new EfferentError('settings_invalid', `Settings file ${path} cannot be used: ${read.problem}.`);
+  return parseSettingsText(read.text, `file ${path}`);
 }
 
 /**
@@ -76,24 +87,22 @@ export async function readSettingsFile(
 export async function readSettingsFileLenient(
   path: string,
   signal?: AbortSignal,
+  within?: string,
 ): Promise<LenientSettings | undefined> {
-  let text: string;
+  let read: Awaited<ReturnType<typeof settingsText>>;
   try {
-    text = await readFile(path, signal ? { encoding: 'utf8', signal } : { encoding: 'utf8' });
+    read = await settingsText(path, signal, within);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     if ((error as { name?: unknown }).name === 'AbortError') throw error;
+    read = { problem: errorMessage(error).replace(/\.$/, '') };
+  }
+  if (read === undefined) return undefined;
+  if ('problem' in read)
     return {
       settings: undefined,
       warnings: [
-        {
-          file: path,
-          key: '(file)',
-          reason: `cannot be read (${errorMessage(error).replace(/\.$/, '')}); check its permissions.`,
-        },
+        { file: path, key: '(file)', reason: `cannot be read (${read.problem}); the file was skipped.` },
       ],
     };
-  }
-  return parseSettingsLenient(text, path);
+  return parseSettingsLenient(read.text, path);
 }

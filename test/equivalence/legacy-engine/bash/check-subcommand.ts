@@ -23,6 +23,8 @@ import {
   denySpellings,
 } from '../../../../src/permissions/bash/command-text.ts';
 import {
+  harmlessReadSources,
+  inputSourceWords,
   harmlessWriteTargets,
   linkFollowingRead,
   namesOnlyCommands,
@@ -100,6 +102,16 @@ const shellRuleMatches = (rule: PermissionRule, texts: readonly string[]) => {
   const pattern = compileShellPattern(rule.value.ruleContent ?? '');
   return texts.some((text) => matchesShellPattern(pattern, text));
 };
+
+/** The same input sources as the indexed engine (class input-source). */
+function inputSourcePaths(subcommand: AnalyzedSubcommandLike, workspace: Workspace) {
+  return inputSourceWords(subcommand).map((word) => {
+    const expanded = word.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, workspace.home);
+    if (expanded.startsWith('~') || isDynamicWord(expanded))
+      return { unresolvable: `${word} is only known when it runs` };
+    return resolveFrom(expanded, subcommand, workspace);
+  });
+}
 
 /** The trace stage an ask of this kind comes from. */
 const askStage = {
@@ -717,7 +729,11 @@ export function checkSubcommand(
   if (writes) return writes;
   if (subcommand.readOnly && allEnvSafe) {
     const reading = !nonReadingCommands.has(subcommand.argv[0] ?? '');
-    const reads = reading ? readPaths : [];
+    const reads = reading ? readPaths : inputSourcePaths(subcommand, workspace);
+    if (!reading && reads.some(isUnresolvable))
+      return ask('workspace', `${label} takes its input from a file only known when it runs`, {
+        suggestions: [suggestRule(subcommand, context.family)],
+      });
     if (reading && subcommand.cwd === null)
       return ask('workspace', `${label} runs in a directory only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
@@ -753,7 +769,10 @@ export function checkSubcommand(
       return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
         suggestions: [suggestRule(subcommand, context.family)],
       });
-    const outside = reads.find((path) => !isInWorkspace(path, workspace));
+    const outside = reads.find(
+      (path): path is CanonicalPath =>
+        !isUnresolvable(path) && !isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical),
+    );
     if (outside)
       return ask('workspace', `${label} reads ${describePath(outside)}, outside the working directories`, {
         suggestions: [suggestRule(subcommand, context.family)],
