@@ -1,18 +1,13 @@
-import type { PermissionMode, PermissionSuggestion } from '../../core/index.ts';
-import { type CanonicalPath, isUnresolvable } from '../paths/canonical-path.ts';
-import { isCriticalRemovalPath, protectedPathReason } from '../paths/protected-paths.ts';
-import { isInsideDirectory } from '../paths/canonical-path.ts';
-import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../resolve/verdict.ts';
-import {
-  isInWorkspace,
-  resolveInWorkspace,
-  type Workspace,
-  workingDirectories,
-} from '../resolve/workspace.ts';
-import { indexPathRules, type PathLookup, PathRuleIndex } from '../rules/path-rule-index.ts';
-import type { PermissionRule } from '../rules/rule-types.ts';
-import { matchesShellPattern } from '../rules/shell-pattern.ts';
-import { indexShellRules, ShellRuleIndex } from '../rules/shell-rule-index.ts';
+import type { PermissionMode, PermissionSuggestion } from '../../../core/index.ts';
+import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
+import { isCriticalRemovalPath, protectedPathReason } from '../../paths/protected-paths.ts';
+import { isInsideDirectory } from '../../paths/canonical-path.ts';
+import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
+import { isInWorkspace, resolveInWorkspace, type Workspace, workingDirectories } from '../workspace.ts';
+import { indexPathRules, type PathLookup, PathRuleIndex } from '../../rules/path-rule-index.ts';
+import type { PermissionRule } from '../../rules/rule-types.ts';
+import { matchesShellPattern } from '../../rules/shell-pattern.ts';
+import { indexShellRules, ShellRuleIndex } from '../../rules/shell-rule-index.ts';
 import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
 import {
   harmlessWriteTargets,
@@ -21,7 +16,7 @@ import {
   readPathCandidates,
   searchesWorkingDirectory,
 } from './command-paths.ts';
-import { isHarmlessEnvAssignment } from '../../shell/index.ts';
+import { isHarmlessEnvAssignment } from '../../../shell/index.ts';
 import { embeddedCommandSpellings } from './embedded-commands.ts';
 import { expansionReads } from './expansion-reads.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';

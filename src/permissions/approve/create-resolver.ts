@@ -12,7 +12,7 @@ import type {
   TraceStep,
 } from '../../core/index.ts';
 import { errorMessage } from '../../core/index.ts';
-import type { ShellAnalyzer } from '../bash/shell-contract.ts';
+import type { ShellAnalyzer } from '../decide/shell/shell-contract.ts';
 import type { AutoModeClassifier } from '../classifier/classifier-types.ts';
 import type { RealpathFn } from '../paths/canonical-path.ts';
 import { buildRules } from '../rules/build-rules.ts';
@@ -21,9 +21,9 @@ import type { PermissionRule, RuleSet } from '../rules/rule-types.ts';
 import { maxRulesPerAnswer, persistAllowRules } from '../settings/persist-rules.ts';
 import type { LoadedSettings } from '../settings/settings-types.ts';
 import { runClassifier } from './classifier-step.ts';
-import { unapprovedMessage } from './describe-call.ts';
-import { type Evaluation, evaluatePermission } from './evaluate-permission.ts';
-import { createWorkspace, type Workspace } from './workspace.ts';
+import { unapprovedMessage } from '../decide/describe-call.ts';
+import { type Evaluation, evaluatePermission } from '../decide/evaluate-permission.ts';
+import { createWorkspace, type Workspace } from '../decide/workspace.ts';
 
 /** What a PermissionRequest hook may answer (Claude Code's `hookSpecificOutput.decision`). */
 export interface PermissionRequestHookResult {

@@ -4,17 +4,17 @@ import {
   indexCheckContext,
   type SubcommandCheckContext,
   suggestRule,
-} from './bash/check-subcommand.ts';
-import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
-import { errorMessage, type PreparedShellAnalysis } from '../core/index.ts';
-import { adoptPreparedAnalysis } from '../shell/index.ts';
-import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
-import { isUnresolvable } from './paths/canonical-path.ts';
-import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
-import type { PermissionRule } from './rules/rule-types.ts';
-import { firstWordOf } from './rules/shell-pattern.ts';
-import { indexShellRules, type ShellRuleIndex } from './rules/shell-rule-index.ts';
-import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
+} from './check-subcommand.ts';
+import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
+import { errorMessage, type PreparedShellAnalysis } from '../../../core/index.ts';
+import { adoptPreparedAnalysis } from '../../../shell/index.ts';
+import { type GitInspection, inspectGitInvocation } from '../../git-config/inspect-git.ts';
+import { isUnresolvable } from '../../paths/canonical-path.ts';
+import { isInWorkspace, resolveInWorkspace } from '../workspace.ts';
+import type { PermissionRule } from '../../rules/rule-types.ts';
+import { firstWordOf } from '../../rules/shell-pattern.ts';
+import { indexShellRules, type ShellRuleIndex } from '../../rules/shell-rule-index.ts';
+import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 
 /** At most this many rules are suggested for one compound command. */
 export const maxSuggestedRules = 5;

@@ -6,8 +6,8 @@ import type {
   ToolPermissionResult,
   TraceStep,
 } from '../../core/index.ts';
-import { evaluateShellCommand, shellRulesPresent } from '../bash-permissions.ts';
-import type { EnvVarClass, ShellAnalyzer } from '../bash/shell-contract.ts';
+import { evaluateShellCommand, shellRulesPresent } from './shell/bash-permissions.ts';
+import type { EnvVarClass, ShellAnalyzer } from './shell/shell-contract.ts';
 import { compileRuleSet, type RuleIndex } from '../rules/rule-index.ts';
 import type { RuleSet } from '../rules/rule-types.ts';
 import { isBroadAllowRule } from './broad-rules.ts';
