@@ -1,44 +1,11 @@
-import type {
-  HookPermissionDecision,
-  PermissionDecision,
-  PermissionMode,
-  PermissionTarget,
-  ToolPermissionResult,
-  TraceStep,
-} from '../../core/index.ts';
-import { evaluateShellCommand, shellRulesPresent } from './shell/bash-permissions.ts';
-import type { EnvVarClass, ShellAnalyzer } from './shell/shell-contract.ts';
-import { compileRuleSet, type RuleIndex } from '../rules/rule-index.ts';
-import type { RuleSet } from '../rules/rule-types.ts';
-import { isBroadAllowRule } from './broad-rules.ts';
-import { askMessage, denialMessage, describeCall, unapprovedMessage } from './describe-call.ts';
-import type { RuleSubject } from './rule-match.ts';
-import {
-  evaluateNamedTarget,
-  evaluatePathTarget,
-  evaluateUrlTarget,
-  type TargetFlowContext,
-} from './target-flows.ts';
-import { type AskKind, describeRule, ruleStep, type Verdict } from './verdict.ts';
-import type { Workspace } from './workspace.ts';
+import type { PermissionDecision, TraceStep } from '../../core/index.ts';
+import { CallFacts, type EvaluationRequest } from './call-facts.ts';
+import { type CallOpinion, callDecisionTable } from './call-steps.ts';
+import { strongestOpinion } from './decision-table.ts';
+import { askMessage, denialMessage, unapprovedMessage } from './describe-call.ts';
+import type { AskKind } from './verdict.ts';
 
-/** Everything a decision depends on; {@link evaluatePermission} reads nothing else. */
-export interface EvaluationRequest {
-  tool: RuleSubject;
-  input: Record<string, unknown>;
-  /** What the tool says the call touches. */
-  target: PermissionTarget;
-  /** The tool's `isReadOnly(input)`; null when unknown. */
-  readOnly: boolean | null;
-  /** What the tool's own `checkPermissions` said. */
-  toolResult?: ToolPermissionResult;
-  mode: PermissionMode;
-  rules: RuleSet;
-  workspace: Workspace;
-  hookDecision?: HookPermissionDecision;
-  /** Needed for command targets; without it every command asks. */
-  shell?: ShellAnalyzer;
-}
+export type { EvaluationRequest } from './call-facts.ts';
 
 /** A decision plus what the resolver needs to continue an `ask`. */
 export interface Evaluation extends PermissionDecision {
@@ -54,324 +21,78 @@ export interface Evaluation extends PermissionDecision {
   preview?: string;
 }
 
-// Auto mode drops broad allow rules; the reduced set is built (and compiled) once per rule set.
-const reducedForAuto = new WeakMap<RuleSet, RuleSet>();
-
-function withoutBroadAllowRules(rules: RuleSet): RuleSet {
-  let reduced = reducedForAuto.get(rules);
-  if (!reduced) {
-    reduced = { ...rules, allow: rules.allow.filter((rule) => !isBroadAllowRule(rule)) };
-    reducedForAuto.set(rules, reduced);
-  }
-  return reduced;
-}
-
-/** An unclassifiable variable is treated as dangerous (fail closed). */
-function classifyEnvVarSafely(shell: ShellAnalyzer | undefined, name: string): EnvVarClass {
-  try {
-    return shell?.classifyEnvVar(name) ?? 'dangerous';
-  } catch {
-    return 'dangerous';
-  }
-}
-
-const shellFamily = (target: Extract<PermissionTarget, { kind: 'command' }>) =>
-  target.shell === 'bash' ? 'Bash' : 'PowerShell';
-
-function targetVerdict(request: EvaluationRequest, rules: RuleIndex): Verdict | undefined {
-  const { target, workspace } = request;
-  const context: TargetFlowContext = {
-    toolName: request.tool.name,
-    input: request.input,
-    rules,
-    mode: request.mode,
-    workspace,
-  };
-  switch (target.kind) {
-    case 'path':
-      return evaluatePathTarget(target, context);
-    case 'url':
-      return evaluateUrlTarget(target, context);
-    case 'agent':
-      return evaluateNamedTarget(target.agentType, 'agent type', context);
-    case 'skill':
-      return evaluateNamedTarget(target.skill, 'skill', context);
-    case 'none':
-      return undefined;
-    case 'command': {
-      const family = shellFamily(target);
-      const { input } = request;
-      const anchors = { cwd: workspace.cwd, home: workspace.home };
-      const subcommandContext = {
-        mode: request.mode,
-        workspace,
-        shellRules: {
-          deny: rules.deny.content([family], input).shell(),
-          ask: rules.ask.content([family], input).shell(),
-          allow: rules.allow.content([family], input).shell(),
-        },
-        pathRules: {
-          readDeny: rules.deny.content(['Read'], input).paths('deny', anchors),
-          writeDeny: rules.deny.content(['Edit', 'Read'], input).paths('deny', anchors),
-          writeAsk: rules.ask.content(['Edit'], input).paths('ask', anchors),
-          writeAllow: rules.allow.content(['Edit'], input).paths('allow', anchors),
-          readAllow: rules.allow.content(['Read', 'Edit'], input).paths('allow', anchors),
-        },
-        family,
-      };
-      const verdict: Verdict =
-        request.shell && target.shell === 'bash'
-          ? evaluateShellCommand(target.command, workspace.cwd, {
-              ...subcommandContext,
-              analyzer: request.shell,
-              preparedAnalysis: target.analysis,
-              classifyEnvVar: (name) => classifyEnvVarSafely(request.shell, name),
-            })
-          : {
-              behavior: 'ask',
-              kind: 'analysis',
-              reason: 'no shell analyser is available to check the command',
-              classifierApprovable: true,
-              steps: [],
-              suggestions: [],
-            };
-      // Bypass may settle an analysis ask only when no shell deny/ask rule could have been dodged.
-      if (
-        verdict.behavior === 'ask' &&
-        verdict.kind === 'analysis' &&
-        shellRulesPresent({ ...subcommandContext, classifyEnvVar: () => 'neutral' })
-      ) {
-        return {
-          ...verdict,
-          reason: `${verdict.reason}; deny rules could not be fully checked`,
-          suggestions: [],
-          rulesUnchecked: true,
-        };
-      }
-      return verdict;
-    }
-  }
-}
-
 /**
- * The pure decision: hook → deny rules → ask rules → the tool's own answer → safety checks → mode →
- * allow rules and defaults. Returns allow, deny, or ask (with its kind, so the resolver knows whether a
- * prompt, a classifier or nobody can settle it). Same inputs, same answer; no I/O beyond `realpath`.
+ * The pure decision: the steps of {@link callDecisionTable}, strongest first (hook → deny rules →
+ * ask rules → the tool's own answer → safety checks → mode → allow rules and defaults); the first
+ * with an opinion decides. Returns allow, deny, or ask (with its kind, so the resolver knows
+ * whether a prompt, a classifier or nobody can settle it). Same inputs, same answer; no I/O beyond
+ * `realpath`.
  */
 export function evaluatePermission(request: EvaluationRequest): Evaluation {
-  const { tool, input, target, mode } = request;
-  const call = describeCall(tool.name, target);
-  const trace: TraceStep[] = [];
-  const deny = (reason: string, steps: TraceStep[] = []): Evaluation => ({
-    behavior: 'deny',
-    message: denialMessage(call, reason),
-    trace: [
-      ...trace,
-      ...(steps.length > 0
-        ? steps
-        : [{ stage: 'resolver' as const, outcome: 'deny' as const, detail: `Denied: ${reason}.` }]),
-    ],
-  });
-  const askResult = (
-    kind: AskKind,
-    reason: string,
-    classifierApprovable: boolean,
-    steps: TraceStep[] = [],
-    suggestions: Evaluation['suggestions'] = [],
-  ): Evaluation => {
-    const fullTrace = [
-      ...trace,
-      ...(steps.length > 0
-        ? steps
-        : [{ stage: 'resolver' as const, outcome: 'ask' as const, detail: `Approval needed: ${reason}.` }]),
-    ];
-    if (mode === 'dontAsk') {
-      fullTrace.push({
-        stage: 'mode',
-        outcome: 'deny',
-        detail: 'dontAsk mode denies anything that would need approval.',
-      });
-      return {
-        behavior: 'deny',
-        message: unapprovedMessage(call, reason, 'dontAsk mode denies anything that would ask'),
-        trace: fullTrace,
-      };
-    }
-    const result: Evaluation = {
-      behavior: 'ask',
-      message: askMessage(call, reason),
-      trace: fullTrace,
-      askKind: kind,
-      classifierApprovable,
-      reason,
-      call,
-    };
-    if (suggestions && suggestions.length > 0) result.suggestions = suggestions;
-    return result;
+  const facts = new CallFacts(request);
+  // The last step always has an opinion; the fallback only keeps the types honest.
+  const opinion = strongestOpinion(callDecisionTable, facts)?.opinion ?? {
+    behavior: 'ask',
+    kind: 'default',
+    reason: `no rule allows ${request.tool.name} here`,
+    classifierApprovable: true,
   };
-  const allow = (steps: TraceStep[]): Evaluation => ({ behavior: 'allow', trace: [...trace, ...steps] });
+  const evaluation = toEvaluation(opinion, facts);
+  if (opinion.behavior === 'ask' && opinion.updatedInput) evaluation.updatedInput = opinion.updatedInput;
+  return evaluation;
+}
 
-  const hook = request.hookDecision;
-  const hookName = hook?.hook ?? 'a PreToolUse hook';
-  if (hook?.behavior === 'deny') {
-    return deny(hook.reason ? `${hookName} blocked it (${hook.reason})` : `${hookName} blocked it`, [
-      {
-        stage: 'hook',
-        outcome: 'deny',
-        detail: `${hookName} denied the call${hook.reason ? `: ${hook.reason}` : ''}.`,
-        ...(hook.hook ? { source: hook.hook } : {}),
-      },
-    ]);
-  }
-  if (hook)
-    trace.push({
+/** A hook that neither denied nor was overruled still shows in the trace, first. */
+function hookPrefix({ hook, hookName }: CallFacts): TraceStep[] {
+  if (!hook || hook.behavior === 'deny') return [];
+  return [
+    {
       stage: 'hook',
       outcome: hook.behavior,
       detail: `${hookName} said ${hook.behavior}${hook.reason ? `: ${hook.reason}` : ''}.`,
-    });
+    },
+  ];
+}
 
-  const index = compileRuleSet(request.rules);
-  const toolWideDeny = index.deny.toolWide(tool);
-  if (toolWideDeny)
-    return deny(`the tool ${tool.name} is denied by ${describeRule(toolWideDeny)}`, [
-      ruleStep(toolWideDeny, 'deny', `${tool.name} is denied as a whole.`),
-    ]);
-  const parameterDeny = index.deny.parameterRule(tool.name, input);
-  if (parameterDeny)
-    return deny(`its input matches ${describeRule(parameterDeny)}`, [
-      ruleStep(parameterDeny, 'deny', 'The input matches this parameter rule.'),
-    ]);
-
-  if (
-    target.kind !== 'none' &&
-    (!request.workspace.cwd.startsWith('/') || request.workspace.cwd.includes('\\'))
-  ) {
-    // Paths and commands are reasoned about as POSIX; anything else is asked about, never guessed.
-    return askResult(
-      'safety',
-      `the working directory ${request.workspace.cwd} is not a POSIX path this engine can reason about`,
-      true,
+/** The opinion in the words and trace the pipeline shows; in dontAsk mode an ask becomes a deny. */
+function toEvaluation(opinion: CallOpinion, facts: CallFacts): Evaluation {
+  const { call } = facts;
+  const trace = hookPrefix(facts);
+  if (opinion.behavior === 'allow') return { behavior: 'allow', trace: [...trace, ...opinion.steps] };
+  const { reason } = opinion;
+  const steps = opinion.steps ?? [];
+  if (opinion.behavior === 'deny') {
+    const detail = `Denied: ${reason}.`;
+    trace.push(
+      ...(steps.length > 0 ? steps : [{ stage: 'resolver' as const, outcome: 'deny' as const, detail }]),
     );
+    return { behavior: 'deny', message: denialMessage(call, reason), trace };
   }
-  const rules = mode === 'auto' ? compileRuleSet(withoutBroadAllowRules(request.rules)) : index;
-  const verdict = targetVerdict(request, rules);
-  if (verdict?.behavior === 'deny') return deny(verdict.reason, verdict.steps);
-
-  const toolWideAsk = index.ask.toolWide(tool);
-  if (toolWideAsk)
-    return askResult('rule', `${tool.name} matches ${describeRule(toolWideAsk)}`, true, [
-      ruleStep(toolWideAsk, 'ask', `${tool.name} must be asked about.`),
-    ]);
-  const parameterAsk = index.ask.parameterRule(tool.name, input);
-  if (parameterAsk)
-    return askResult('rule', `its input matches ${describeRule(parameterAsk)}`, true, [
-      ruleStep(parameterAsk, 'ask', 'The input matches this parameter rule.'),
-    ]);
-  if (verdict?.behavior === 'ask' && verdict.kind === 'rule')
-    return askResult('rule', verdict.reason, true, verdict.steps);
-
-  const toolResult = request.toolResult ?? { behavior: 'passthrough' };
-  if (toolResult.behavior === 'deny') {
-    return deny(toolResult.message, [{ stage: 'tool', outcome: 'deny', detail: toolResult.message }]);
-  }
-  if (toolResult.behavior === 'ask') {
-    // A tool that asks in every mode may still be pre-approved by an explicit rule for the whole
-    // tool (never by a mode or the classifier); deny and ask rules were already checked above.
-    const explicitAllow =
-      toolResult.ruleApprovable === true && mode !== 'plan' ? index.allow.toolWide(tool) : undefined;
-    if (explicitAllow)
-      return allow([
-        { stage: 'tool', outcome: 'ask', detail: toolResult.message },
-        ruleStep(explicitAllow, 'allow', `${tool.name} is allowed as a whole by an explicit rule.`),
-      ]);
-    const approvable = toolResult.classifierApprovable !== false;
-    const step: TraceStep = {
-      stage: 'tool',
-      outcome: 'ask',
-      detail: toolResult.message,
-      classifierApprovable: approvable,
-    };
-    const result = askResult(
-      toolResult.classifierApprovable === undefined ? 'default' : 'safety',
-      toolResult.message,
-      approvable,
-      [step],
-      toolResult.suggestions,
-    );
-    if (toolResult.updatedInput) result.updatedInput = toolResult.updatedInput;
-    if (mode !== 'bypassPermissions' || toolResult.classifierApprovable !== undefined) return result;
-  }
-  if (verdict?.behavior === 'ask' && verdict.kind === 'safety') {
-    return askResult('safety', verdict.reason, verdict.classifierApprovable, [
-      ...verdict.steps,
-      {
-        stage: 'safety',
-        outcome: 'ask',
-        detail: `Safety check: ${verdict.reason}.`,
-        classifierApprovable: verdict.classifierApprovable,
-      },
-    ]);
-  }
-  const rulesPresent = verdict?.behavior === 'ask' && verdict.rulesUnchecked === true;
-  if (hook?.behavior === 'ask') return askResult('rule', `${hookName} asked for approval`, true);
-  if (hook?.behavior === 'allow' && !rulesPresent)
-    return allow([
-      {
-        stage: 'hook',
-        outcome: 'allow',
-        detail: `${hookName} allowed the call and no rule or safety check objects.`,
-      },
-    ]);
-  if (toolResult.behavior === 'allow')
-    return allow([
-      {
-        stage: 'tool',
-        outcome: 'allow',
-        detail: toolResult.reason ?? `${tool.name} allowed the call itself.`,
-      },
-    ]);
-
-  if (mode === 'bypassPermissions') {
-    if (rulesPresent && verdict?.behavior === 'ask')
-      return askResult('analysis', verdict.reason, true, verdict.steps);
-    return allow([
-      ...(verdict?.steps ?? []),
-      {
-        stage: 'mode',
-        outcome: 'allow',
-        detail: 'bypassPermissions mode allows what no deny rule, ask rule or safety check stops.',
-      },
-    ]);
-  }
-  if (mode === 'plan' && request.readOnly !== true && target.kind !== 'command') {
-    return askResult('default', 'plan mode allows only read-only actions until the plan is approved', true, [
-      { stage: 'mode', outcome: 'ask', detail: 'plan mode: the call is not read-only.' },
-    ]);
-  }
-
-  const toolWideAllow = rules.allow.toolWide(tool);
-  if (toolWideAllow && !rulesPresent && !(mode === 'plan' && request.readOnly !== true)) {
-    return allow([ruleStep(toolWideAllow, 'allow', `${tool.name} is allowed as a whole.`)]);
-  }
-  if (verdict?.behavior === 'allow') return allow(verdict.steps);
-  if (verdict?.behavior === 'ask')
-    return askResult(
-      verdict.kind,
-      verdict.reason,
-      verdict.classifierApprovable,
-      verdict.steps,
-      verdict.suggestions,
-    );
-  if (target.kind === 'none' && request.readOnly === true) {
-    return allow([
-      { stage: 'resolver', outcome: 'allow', detail: `${tool.name} is read-only for this input.` },
-    ]);
-  }
-  return askResult(
-    'default',
-    `no rule allows ${tool.name} here`,
-    true,
-    [{ stage: 'resolver', outcome: 'passthrough', detail: 'No rule or default allows the call.' }],
-    [{ toolName: tool.name, behavior: 'allow' }],
+  const detail = `Approval needed: ${reason}.`;
+  trace.push(
+    ...(steps.length > 0 ? steps : [{ stage: 'resolver' as const, outcome: 'ask' as const, detail }]),
   );
+  if (facts.request.mode === 'dontAsk') {
+    trace.push({
+      stage: 'mode',
+      outcome: 'deny',
+      detail: 'dontAsk mode denies anything that would need approval.',
+    });
+    return {
+      behavior: 'deny',
+      message: unapprovedMessage(call, reason, 'dontAsk mode denies anything that would ask'),
+      trace,
+    };
+  }
+  const result: Evaluation = {
+    behavior: 'ask',
+    message: askMessage(call, reason),
+    trace,
+    askKind: opinion.kind,
+    classifierApprovable: opinion.classifierApprovable,
+    reason,
+    call,
+  };
+  if (opinion.suggestions && opinion.suggestions.length > 0) result.suggestions = opinion.suggestions;
+  return result;
 }
