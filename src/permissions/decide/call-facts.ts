@@ -7,7 +7,6 @@ import type {
 import { compileRuleSet, type RuleIndex } from '../rules/rule-index.ts';
 import type { RuleSet } from '../rules/rule-types.ts';
 import { isBroadAllowRule } from './broad-rules.ts';
-import { lazy } from './decision-table.ts';
 import { describeCall } from './describe-call.ts';
 import type { RuleSubject } from './rule-match.ts';
 import { evaluateShellCommand, shellRulesPresent } from './shell/bash-permissions.ts';
@@ -50,10 +49,9 @@ export class CallFacts {
   readonly hook: HookPermissionDecision | undefined;
   readonly hookName: string;
   readonly toolResult: ToolPermissionResult;
-  /** The rules allow steps use: in auto mode without the broad allow rules. */
-  readonly rules: () => RuleIndex;
-  /** What the target's own flow (path, URL, command, agent, skill) concludes; undefined for none. */
-  readonly verdict: () => Verdict | undefined;
+  // Computed on first use (`unset` until then: undefined is a valid verdict).
+  private allowIndex: RuleIndex | undefined;
+  private targetOpinion: Verdict | undefined | typeof unset = unset;
 
   constructor(readonly request: EvaluationRequest) {
     this.call = describeCall(request.tool.name, request.target);
@@ -61,10 +59,19 @@ export class CallFacts {
     this.hook = request.hookDecision;
     this.hookName = this.hook?.hook ?? 'a PreToolUse hook';
     this.toolResult = request.toolResult ?? { behavior: 'passthrough' };
-    this.rules = lazy(() =>
-      request.mode === 'auto' ? compileRuleSet(withoutBroadAllowRules(request.rules)) : this.index,
-    );
-    this.verdict = lazy(() => targetVerdict(request, this.rules()));
+  }
+
+  /** The rules allow steps use: in auto mode without the broad allow rules. */
+  rules(): RuleIndex {
+    this.allowIndex ??=
+      this.request.mode === 'auto' ? compileRuleSet(withoutBroadAllowRules(this.request.rules)) : this.index;
+    return this.allowIndex;
+  }
+
+  /** What the target's own flow (path, URL, command, agent, skill) concludes; undefined for none. */
+  verdict(): Verdict | undefined {
+    if (this.targetOpinion === unset) this.targetOpinion = targetVerdict(this.request, this.rules());
+    return this.targetOpinion;
   }
 
   /** Analysis failed while shell deny or ask rules exist that it could not check: no mode may allow. */
@@ -73,6 +80,8 @@ export class CallFacts {
     return verdict?.behavior === 'ask' && verdict.rulesUnchecked === true;
   }
 }
+
+const unset: unique symbol = Symbol('unset');
 
 // Auto mode drops broad allow rules; the reduced set is built (and compiled) once per rule set.
 const reducedForAuto = new WeakMap<RuleSet, RuleSet>();

@@ -25,16 +25,3 @@ export function strongestOpinion<Facts, Opinion>(
   }
   return undefined;
 }
-
-/** A value computed on first use and kept: facts a later step may never need cost nothing. */
-export function lazy<Value>(compute: () => Value): () => Value {
-  let computed = false;
-  let value: Value;
-  return () => {
-    if (!computed) {
-      value = compute();
-      computed = true;
-    }
-    return value;
-  };
-}

@@ -1,3 +1,4 @@
+/** The checks the subcommand decision table (subcommand-steps.ts) is built from, each about one concern. */
 import type { PermissionSuggestion } from '../../../core/index.ts';
 import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../../paths/protected-paths.ts';
@@ -11,8 +12,6 @@ import { harmlessWriteTargets, linkFollowingRead, namesOnlyCommands } from './co
 import { embeddedCommandSpellings } from './embedded-commands.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
-
-// The checks the subcommand decision table is built from (subcommand-steps.ts), each about one concern.
 import type { IndexedCheckContext } from './check-context.ts';
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */

@@ -1,7 +1,6 @@
 import { isHarmlessEnvAssignment } from '../../../shell/index.ts';
 import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
 import type { PermissionRule } from '../../rules/rule-types.ts';
-import { lazy } from '../decision-table.ts';
 import { describeRule, ruleStep, type Verdict } from '../verdict.ts';
 import type { IndexedCheckContext } from './check-context.ts';
 import { namesOnlyCommands, readPathCandidates, searchesWorkingDirectory } from './command-paths.ts';
@@ -22,6 +21,8 @@ import {
   withKnownCwd,
   writesThroughRedirect,
 } from './subcommand-checks.ts';
+
+const unset: unique symbol = Symbol('unset');
 
 /** What a subcommand reads, as far as the engine can tell before it runs. */
 export interface ReadFacts {
@@ -52,12 +53,12 @@ export class SubcommandFacts {
   readonly spellings: string[];
   /** False for commands that do not open their arguments as files (`echo`, `test`). */
   readonly reading: boolean;
-  readonly reads: () => ReadFacts;
-  readonly writes: () => Verdict | undefined;
-  readonly env: () => { dangerous: boolean; allSafe: boolean };
-  /** Why only exact allow rules may match (a risky argument), or undefined. */
-  readonly blocker: () => string | undefined;
-  readonly allowRule: () => PermissionRule | undefined;
+  // Computed on first use (`unset` until then: undefined is a valid answer).
+  private readFacts: ReadFacts | undefined;
+  private writeVerdict: Verdict | undefined | typeof unset = unset;
+  private envClasses: { dangerous: boolean; allSafe: boolean } | undefined;
+  private riskyArgument: string | undefined | typeof unset = unset;
+  private matchingAllowRule: PermissionRule | undefined | typeof unset = unset;
 
   constructor(
     subcommand: AnalyzedSubcommandLike,
@@ -67,11 +68,32 @@ export class SubcommandFacts {
     this.label = `\`${this.subcommand.text.trim()}\``;
     this.spellings = denySpellings(this.subcommand);
     this.reading = !nonReadingCommands.has(this.subcommand.argv[0] ?? '');
-    this.reads = lazy(() => gatherReads(this.subcommand, context, this.label));
-    this.writes = lazy(() => checkWrites(this.subcommand, context));
-    this.env = lazy(() => envFacts(this.subcommand, context));
-    this.blocker = lazy(() => allowRuleBlocker(this.subcommand));
-    this.allowRule = lazy(() => findAllowRule(this));
+  }
+
+  reads(): ReadFacts {
+    this.readFacts ??= gatherReads(this.subcommand, this.context, this.label);
+    return this.readFacts;
+  }
+
+  writes(): Verdict | undefined {
+    if (this.writeVerdict === unset) this.writeVerdict = checkWrites(this.subcommand, this.context);
+    return this.writeVerdict;
+  }
+
+  env(): { dangerous: boolean; allSafe: boolean } {
+    this.envClasses ??= envFacts(this.subcommand, this.context);
+    return this.envClasses;
+  }
+
+  /** Why only exact allow rules may match (a risky argument), or undefined. */
+  blocker(): string | undefined {
+    if (this.riskyArgument === unset) this.riskyArgument = allowRuleBlocker(this.subcommand);
+    return this.riskyArgument;
+  }
+
+  allowRule(): PermissionRule | undefined {
+    if (this.matchingAllowRule === unset) this.matchingAllowRule = findAllowRule(this);
+    return this.matchingAllowRule;
   }
 
   /**
