@@ -14,14 +14,14 @@ export interface DecisionStep<Facts, Opinion> {
 /** Steps strongest first. */
 export type DecisionTable<Facts, Opinion> = readonly DecisionStep<Facts, Opinion>[];
 
-/** The strongest opinion in the table and the step that gave it, or undefined when no step has one. */
+/** The strongest opinion in the table, or undefined when no step has one. */
 export function strongestOpinion<Facts, Opinion>(
   table: DecisionTable<Facts, Opinion>,
   facts: Facts,
-): { step: string; opinion: Opinion } | undefined {
+): Opinion | undefined {
   for (const step of table) {
     const opinion = step.check(facts);
-    if (opinion !== undefined) return { step: step.name, opinion };
+    if (opinion !== undefined) return opinion;
   }
   return undefined;
 }

@@ -31,7 +31,7 @@ export interface Evaluation extends PermissionDecision {
 export function evaluatePermission(request: EvaluationRequest): Evaluation {
   const facts = new CallFacts(request);
   // The last step always has an opinion; the fallback only keeps the types honest.
-  const opinion = strongestOpinion(callDecisionTable, facts)?.opinion ?? {
+  const opinion = strongestOpinion(callDecisionTable, facts) ?? {
     behavior: 'ask',
     kind: 'default',
     reason: `no rule allows ${request.tool.name} here`,

@@ -22,5 +22,5 @@ export function checkSubcommand(
   subcommand: AnalyzedSubcommandLike,
   context: IndexedCheckContext,
 ): Verdict | undefined {
-  return strongestOpinion(subcommandDecisionTable, new SubcommandFacts(subcommand, context))?.opinion;
+  return strongestOpinion(subcommandDecisionTable, new SubcommandFacts(subcommand, context));
 }
