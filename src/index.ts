@@ -285,7 +285,7 @@ export type {
   CommandAnalysisLike,
   RedirectLike,
   ShellAnalyzer,
-} from './permissions/bash/shell-contract.ts';
+} from './permissions/decide/shell/shell-contract.ts';
 export type { CheckOptions } from './permissions/check-case.ts';
 export type {
   ClassifierRequest,
@@ -299,11 +299,11 @@ export type { GitInspection, GitInspector, GitInvocation } from './permissions/g
 export type { RealpathFn } from './permissions/paths/canonical-path.ts';
 export type { FoundLink, LinkScan, LinkScanFn } from './permissions/paths/link-scan.ts';
 export type { ReadDenyCheckOptions } from './permissions/read-deny-check.ts';
-export type { PermissionRequestHookResult } from './permissions/resolve/create-resolver.ts';
-export type { Evaluation, EvaluationRequest } from './permissions/resolve/evaluate-permission.ts';
-export type { RuleSubject } from './permissions/resolve/rule-match.ts';
-export type { AskKind } from './permissions/resolve/verdict.ts';
-export type { Workspace } from './permissions/resolve/workspace.ts';
+export type { PermissionRequestHookResult } from './permissions/approve/create-resolver.ts';
+export type { Evaluation, EvaluationRequest } from './permissions/decide/evaluate-permission.ts';
+export type { RuleSubject } from './permissions/decide/rule-match.ts';
+export type { AskKind } from './permissions/decide/verdict.ts';
+export type { Workspace } from './permissions/decide/workspace.ts';
 export type { PermissionRule, RuleSet, RuleValue } from './permissions/rules/rule-types.ts';
 export type { CliSettingsInput, LoadSettingsOptions } from './permissions/settings/load-settings.ts';
 export type { HooksConfig } from './permissions/settings/settings-schema.ts';

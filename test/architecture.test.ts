@@ -71,6 +71,32 @@ function layerOf(path: string): [string, string | undefined] {
   return [parts[0] ?? '.', parts.length > 2 ? parts[1] : undefined];
 }
 
+/**
+ * Inside permissions, imports point one way too: the building blocks (rules, paths, settings,
+ * git-config, classifier) know nothing of deciding or asking; `decide/` (the pure decision) never
+ * imports `approve/` (hooks, classifier, parent, user, saved rules); `approve/` builds on `decide/`.
+ */
+const permissionTiers: Readonly<Record<string, number>> = {
+  rules: 0,
+  paths: 0,
+  settings: 0,
+  'git-config': 0,
+  classifier: 0,
+  decide: 1,
+  approve: 2,
+};
+
+function permissionsViolation(file: string, target: string): string | undefined {
+  const [, fromSub] = layerOf(file);
+  const [, toSub] = layerOf(target);
+  const fromTier = fromSub === undefined ? 3 : permissionTiers[fromSub];
+  const toTier = toSub === undefined ? 3 : permissionTiers[toSub];
+  if (fromTier === undefined || toTier === undefined)
+    return `${relative(root, file)} or ${relative(root, target)} is in a permissions folder without a tier; add it to docs/architecture.md and this test`;
+  if (toTier <= fromTier) return undefined;
+  return `${relative(root, file)} (permissions/${fromSub ?? '.'}) imports ${relative(root, target)} (permissions/${toSub ?? '.'}); deciding never depends on asking`;
+}
+
 function violation(file: string, target: string): string | undefined {
   const [fromLayer, fromSub] = layerOf(file);
   const [toLayer, toSub] = layerOf(target);
@@ -82,6 +108,7 @@ function violation(file: string, target: string): string | undefined {
     if (fromLayer === 'tools' && fromSub !== toSub && toSub !== 'shared') {
       return `tool ${fromSub} imports another tool (${toSub}); share code through tools/shared`;
     }
+    if (fromLayer === 'permissions') return permissionsViolation(file, target);
     return undefined;
   }
   const permitted = allowed[fromLayer];
@@ -116,5 +143,19 @@ describe('architecture', () => {
     expect(violation(join(root, 'mcp', 'serve.ts'), join(root, 'agent', 'index.ts'))).toMatch(/\(mcp\)/);
     expect(violation(join(root, 'agent', 'session.ts'), join(root, 'mcp', 'index.ts'))).toMatch(/\(agent\)/);
     expect(violation(join(root, 'cli', 'commands', 'mcp.ts'), join(root, 'mcp', 'index.ts'))).toBeUndefined();
+    const permissions = join(root, 'permissions');
+    expect(
+      violation(join(permissions, 'decide', 'x.ts'), join(permissions, 'approve', 'create-resolver.ts')),
+    ).toMatch(/deciding never depends on asking/);
+    expect(
+      violation(join(permissions, 'decide', 'shell', 'x.ts'), join(permissions, 'approve', 'y.ts')),
+    ).toMatch(/deciding never depends on asking/);
+    expect(violation(join(permissions, 'rules', 'x.ts'), join(permissions, 'decide', 'y.ts'))).toMatch(
+      /permissions\/rules/,
+    );
+    expect(
+      violation(join(permissions, 'approve', 'x.ts'), join(permissions, 'decide', 'evaluate-permission.ts')),
+    ).toBeUndefined();
+    expect(violation(join(permissions, 'index.ts'), join(permissions, 'approve', 'x.ts'))).toBeUndefined();
   });
 });

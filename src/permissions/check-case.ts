@@ -6,11 +6,11 @@ import type {
   ToolPermissionResult,
 } from '../core/index.ts';
 import { createToolUseContext, permissionModes } from '../core/index.ts';
-import type { ShellAnalyzer } from './bash/shell-contract.ts';
+import type { ShellAnalyzer } from './decide/shell/shell-contract.ts';
 import { knownToolDeclarations } from './known-tools.ts';
 import type { RealpathFn } from './paths/canonical-path.ts';
-import { evaluatePermission } from './resolve/evaluate-permission.ts';
-import { createWorkspace } from './resolve/workspace.ts';
+import { evaluatePermission } from './decide/evaluate-permission.ts';
+import { createWorkspace } from './decide/workspace.ts';
 import { buildRules } from './rules/build-rules.ts';
 import { canonicalToolName } from './rules/tool-names.ts';
 import { findToolByName } from '../core/tool-lookup.ts';

@@ -1,5 +1,5 @@
 import { analyzeCommand, classifyEnvVar, isReadOnlyCommand, loadShellParser } from '../shell/index.ts';
-import type { ShellAnalyzer } from './bash/shell-contract.ts';
+import type { ShellAnalyzer } from './decide/shell/shell-contract.ts';
 
 /** A shell analyser plus the read-only classifier `efferent check` reports. */
 export type DefaultShellAnalyzer = ShellAnalyzer & {

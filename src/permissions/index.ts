@@ -4,8 +4,8 @@ export type {
   CommandAnalysisLike,
   EnvVarClass,
   ShellAnalyzer,
-} from './bash/shell-contract.ts';
-export { evaluateShellCommand, maxSuggestedRules } from './bash-permissions.ts';
+} from './decide/shell/shell-contract.ts';
+export { evaluateShellCommand, maxSuggestedRules } from './decide/shell/bash-permissions.ts';
 export { type CheckCase, type CheckOptions, type CheckResult, checkPermissionCase } from './check-case.ts';
 export {
   type AutoModeClassifier,
@@ -48,13 +48,13 @@ export {
   type PermissionRequestHookResult,
   type PermissionResolverOptions,
   createPermissionResolver,
-} from './resolve/create-resolver.ts';
+} from './approve/create-resolver.ts';
 export {
   type Evaluation,
   type EvaluationRequest,
   evaluatePermission,
-} from './resolve/evaluate-permission.ts';
-export { createWorkspace, type Workspace } from './resolve/workspace.ts';
+} from './decide/evaluate-permission.ts';
+export { createWorkspace, type Workspace } from './decide/workspace.ts';
 export {
   evaluateRuleCondition,
   matchesRuleCondition,

@@ -6,8 +6,8 @@ import {
   isUnresolvable,
   type RealpathFn,
 } from './paths/canonical-path.ts';
-import { contentRules, findPathRule } from './resolve/rule-match.ts';
-import { createWorkspace, type Workspace } from './resolve/workspace.ts';
+import { contentRules, findPathRule } from './decide/rule-match.ts';
+import { createWorkspace, type Workspace } from './decide/workspace.ts';
 import type { RuleSet } from './rules/rule-types.ts';
 
 /** What {@link createReadDenyCheck} needs: the merged rules and the home directory `~/` rules use. */

@@ -1,15 +1,15 @@
 import { LRUCache } from 'lru-cache';
 import { errorMessage, type PermissionTarget } from '../core/index.ts';
-import { denySpellings } from './bash/command-text.ts';
+import { denySpellings } from './decide/shell/command-text.ts';
 import {
   type AnalyzedSubcommandLike,
   type CommandAnalysisLike,
   isDynamicWord,
   type ShellAnalyzer,
-} from './bash/shell-contract.ts';
+} from './decide/shell/shell-contract.ts';
 import { isUnresolvable, type RealpathFn } from './paths/canonical-path.ts';
-import { findPathRule, parameterRuleMatches } from './resolve/rule-match.ts';
-import { createWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
+import { findPathRule, parameterRuleMatches } from './decide/rule-match.ts';
+import { createWorkspace, resolveInWorkspace } from './decide/workspace.ts';
 import { compileDomainPattern, domainMatches, hostOfUrl } from './rules/domain-pattern.ts';
 import { parseRule } from './rules/parse-rule.ts';
 import type { PermissionRule, RuleValue } from './rules/rule-types.ts';

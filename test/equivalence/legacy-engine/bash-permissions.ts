@@ -5,7 +5,7 @@ import type {
   AnalyzedSubcommandLike,
   CommandAnalysisLike,
   ShellAnalyzer,
-} from '../../../src/permissions/bash/shell-contract.ts';
+} from '../../../src/permissions/decide/shell/shell-contract.ts';
 import { errorMessage } from '../../../src/core/index.ts';
 import { type GitInspection, inspectGitInvocation } from '../../../src/permissions/git-config/inspect-git.ts';
 import { isUnresolvable } from '../../../src/permissions/paths/canonical-path.ts';

@@ -21,7 +21,7 @@ import {
   canonicalCommandText,
   canonicalTextWithEnv,
   denySpellings,
-} from '../../../../src/permissions/bash/command-text.ts';
+} from '../../../../src/permissions/decide/shell/command-text.ts';
 import {
   harmlessReadSources,
   inputSourceWords,
@@ -30,13 +30,16 @@ import {
   namesOnlyCommands,
   readPathCandidates,
   searchesWorkingDirectory,
-} from '../../../../src/permissions/bash/command-paths.ts';
+} from '../../../../src/permissions/decide/shell/command-paths.ts';
 import { isHarmlessEnvAssignment } from '../../../../src/shell/index.ts';
-import { embeddedCommandSpellings } from '../../../../src/permissions/bash/embedded-commands.ts';
-import { expansionReads } from '../../../../src/permissions/bash/expansion-reads.ts';
-import { allowRuleBlocker } from '../../../../src/permissions/bash/risky-arguments.ts';
-import type { AnalyzedSubcommandLike, EnvVarClass } from '../../../../src/permissions/bash/shell-contract.ts';
-import { isDynamicWord } from '../../../../src/permissions/bash/shell-contract.ts';
+import { embeddedCommandSpellings } from '../../../../src/permissions/decide/shell/embedded-commands.ts';
+import { expansionReads } from '../../../../src/permissions/decide/shell/expansion-reads.ts';
+import { allowRuleBlocker } from '../../../../src/permissions/decide/shell/risky-arguments.ts';
+import type {
+  AnalyzedSubcommandLike,
+  EnvVarClass,
+} from '../../../../src/permissions/decide/shell/shell-contract.ts';
+import { isDynamicWord } from '../../../../src/permissions/decide/shell/shell-contract.ts';
 
 /** Rules and facts every subcommand of one command is checked against. */
 export interface SubcommandCheckContext {

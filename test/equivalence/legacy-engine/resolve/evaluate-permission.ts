@@ -9,7 +9,7 @@ import type {
   TraceStep,
 } from '../../../../src/core/index.ts';
 import { evaluateShellCommand, shellRulesPresent } from '../bash-permissions.ts';
-import type { EnvVarClass, ShellAnalyzer } from '../../../../src/permissions/bash/shell-contract.ts';
+import type { EnvVarClass, ShellAnalyzer } from '../../../../src/permissions/decide/shell/shell-contract.ts';
 import type { PermissionRule, RuleSet } from '../../../../src/permissions/rules/rule-types.ts';
 import { isBroadAllowRule } from './broad-rules.ts';
 import { askMessage, denialMessage, describeCall, unapprovedMessage } from './describe-call.ts';

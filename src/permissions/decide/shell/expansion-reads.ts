@@ -1,8 +1,8 @@
 import picomatch from 'picomatch';
-import type { CanonicalPath } from '../paths/canonical-path.ts';
-import { isInsideDirectory, isUnresolvable } from '../paths/canonical-path.ts';
-import type { LinkScan } from '../paths/link-scan.ts';
-import { resolveInWorkspace, type Workspace, workingDirectories } from '../resolve/workspace.ts';
+import type { CanonicalPath } from '../../paths/canonical-path.ts';
+import { isInsideDirectory, isUnresolvable } from '../../paths/canonical-path.ts';
+import type { LinkScan } from '../../paths/link-scan.ts';
+import { resolveInWorkspace, type Workspace, workingDirectories } from '../workspace.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CheckOptions, checkPermissionCase, loadDefaultShellAnalyzer } from '../index.ts';
-import { getAllBaseTools } from '../../registry/index.ts';
+import { type CheckOptions, checkPermissionCase, loadDefaultShellAnalyzer } from '../../index.ts';
+import { getAllBaseTools } from '../../../registry/index.ts';
 
 let options: CheckOptions;
 beforeAll(async () => {

@@ -4,17 +4,17 @@ import {
   indexCheckContext,
   type SubcommandCheckContext,
   suggestRule,
-} from './bash/check-subcommand.ts';
-import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './bash/shell-contract.ts';
-import { errorMessage, type PreparedShellAnalysis } from '../core/index.ts';
-import { adoptPreparedAnalysis } from '../shell/index.ts';
-import { type GitInspection, inspectGitInvocation } from './git-config/inspect-git.ts';
-import { isUnresolvable } from './paths/canonical-path.ts';
-import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
-import type { PermissionRule } from './rules/rule-types.ts';
-import { firstWordOf } from './rules/shell-pattern.ts';
-import { indexShellRules, type ShellRuleIndex } from './rules/shell-rule-index.ts';
-import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
+} from './check-subcommand.ts';
+import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
+import { errorMessage, type PreparedShellAnalysis } from '../../../core/index.ts';
+import { adoptPreparedAnalysis } from '../../../shell/index.ts';
+import { type GitInspection, inspectGitInvocation } from '../../git-config/inspect-git.ts';
+import { isUnresolvable } from '../../paths/canonical-path.ts';
+import { isInWorkspace, resolveInWorkspace } from '../workspace.ts';
+import type { PermissionRule } from '../../rules/rule-types.ts';
+import { firstWordOf } from '../../rules/shell-pattern.ts';
+import { indexShellRules, type ShellRuleIndex } from '../../rules/shell-rule-index.ts';
+import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 
 /** At most this many rules are suggested for one compound command. */
 export const maxSuggestedRules = 5;
@@ -177,6 +177,112 @@ function inspectGitBeforeAllow(
  * paths → allow → read-only), aggregated: any deny denies, all allowed allows, else ask with at most
  * five suggested rules.
  */
+/** A command the analyser gave up on: deny and ask rules are tried on its raw pieces, then it asks. */
+function tooComplexVerdict(command: string, reason: string, context: IndexedCheckContext): Verdict {
+  const pieces = rawPieces(command);
+  const rule = denyOnRawText(pieces, context.shellRules.deny);
+  if (rule)
+    return {
+      behavior: 'deny',
+      reason: `the command matches ${describeRule(rule)}`,
+      rule,
+      steps: [ruleStep(rule, 'deny', 'The unparsed command text matches this deny rule.')],
+    };
+  const askRule = denyOnRawText(pieces, context.shellRules.ask);
+  if (askRule)
+    return {
+      ...analysisAsk(reason),
+      kind: 'rule',
+      rule: askRule,
+      reason: `the command matches ${describeRule(askRule)}`,
+    };
+  return analysisAsk(`the command is too complex to check (${reason})`);
+}
+
+/** What asks about the command as a whole: its size, its directory changes, git after `cd`, emptiness. */
+function commandWideAsks(
+  analysis: Extract<CommandAnalysisLike, { kind: 'analyzed' }>,
+  context: BashFlowContext,
+): AskVerdict[] {
+  const { subcommands } = analysis;
+  const asks: AskVerdict[] = [];
+  if (analysis.tooManySubcommands) asks.push(analysisAsk(`it has more than 50 subcommands`));
+  if (analysis.tooLong) asks.push(analysisAsk('it is longer than 10,000 characters'));
+  const cdCount = subcommands.filter((subcommand) =>
+    ['cd', 'pushd', 'popd'].includes(programOf(subcommand)),
+  ).length;
+  if (cdCount > 1 || (analysis.cdCount ?? 0) > 1)
+    asks.push(analysisAsk('it changes directory more than once'));
+  if (
+    (analysis.cdWithGit === true ||
+      (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git'))) &&
+    !readOnlyGitAfterOneCd(analysis.cdCount ?? cdCount, cdCount, subcommands, context)
+  ) {
+    asks.push(analysisAsk('it changes directory and runs git (hooks of another repository could run)'));
+  }
+  if (subcommands.length === 0) asks.push(analysisAsk('no command was found in it'));
+  return asks;
+}
+
+/** A subcommand nothing allowed or objected to: it asks, suggesting a rule for it. */
+function unallowedAsk(subcommand: AnalyzedSubcommandLike): AskVerdict {
+  const label = `\`${subcommand.text.trim()}\``;
+  return {
+    behavior: 'ask',
+    kind: 'default',
+    reason: `${label} is not read-only and no rule allows it`,
+    classifierApprovable: true,
+    steps: [
+      { stage: 'rule', outcome: 'passthrough', detail: `No rule allows ${label}, and it is not read-only.` },
+    ],
+    suggestions: [],
+  };
+}
+
+/**
+ * The command's verdict from its subcommands' (no deny among them): allowed when every one is and
+ * nothing asks about the whole; else the strongest ask, after the allowed subcommands' trace lines,
+ * with the rules that would allow it next time (none for safety asks or past the limits).
+ */
+function combineVerdicts(
+  results: ReadonlyArray<{ subcommand: AnalyzedSubcommandLike; verdict: Verdict | undefined }>,
+  wideAsks: readonly AskVerdict[],
+  pastLimits: boolean,
+  family: string,
+): Verdict {
+  let pending: AskVerdict | undefined;
+  const raise = (verdict: AskVerdict) => {
+    pending = pending ? strongerAsk(pending, verdict) : verdict;
+  };
+  for (const ask of wideAsks) raise(ask);
+  const steps = [];
+  const suggestions = [];
+  for (const { subcommand, verdict } of results) {
+    if (verdict?.behavior === 'allow') steps.push(...verdict.steps);
+    else if (verdict?.behavior === 'ask') {
+      raise(verdict);
+      suggestions.push(...verdict.suggestions);
+    } else {
+      raise(unallowedAsk(subcommand));
+      suggestions.push(suggestRule(subcommand, family));
+    }
+  }
+  if (pending) {
+    const unique = [
+      ...new Map(suggestions.map((suggestion) => [suggestion.ruleContent, suggestion])).values(),
+    ];
+    const current: AskVerdict = pending;
+    return {
+      ...current,
+      steps: [...steps, ...current.steps],
+      suggestions: current.kind === 'safety' || pastLimits ? [] : unique.slice(0, maxSuggestedRules),
+    };
+  }
+  const reason =
+    results.length === 1 ? (results[0]?.verdict?.reason ?? 'it is allowed') : 'every subcommand is allowed';
+  return { behavior: 'allow', reason, steps };
+}
+
 export function evaluateShellCommand(command: string, cwd: string, given: BashFlowContext): Verdict {
   const context: IndexedCheckContext & BashFlowContext = {
     ...indexCheckContext(given),
@@ -189,26 +295,7 @@ export function evaluateShellCommand(command: string, cwd: string, given: BashFl
     context.workspace.home,
     given.preparedAnalysis,
   );
-  if (analysis.kind === 'too-complex') {
-    const pieces = rawPieces(command);
-    const rule = denyOnRawText(pieces, context.shellRules.deny);
-    if (rule)
-      return {
-        behavior: 'deny',
-        reason: `the command matches ${describeRule(rule)}`,
-        rule,
-        steps: [ruleStep(rule, 'deny', 'The unparsed command text matches this deny rule.')],
-      };
-    const askRule = denyOnRawText(pieces, context.shellRules.ask);
-    if (askRule)
-      return {
-        ...analysisAsk(analysis.reason),
-        kind: 'rule',
-        rule: askRule,
-        reason: `the command matches ${describeRule(askRule)}`,
-      };
-    return analysisAsk(`the command is too complex to check (${analysis.reason})`);
-  }
+  if (analysis.kind === 'too-complex') return tooComplexVerdict(command, analysis.reason, context);
   const { subcommands } = analysis;
   // Past the limits the call asks whatever allow rules say: only objections (deny and ask rules,
   // paths, safety checks) are looked for, and no rule is suggested.
@@ -234,74 +321,7 @@ export function evaluateShellCommand(command: string, cwd: string, given: BashFl
       steps: [ruleStep(rawDeny, 'deny', 'The command text matches this deny rule.')],
     };
   }
-
-  let pending: AskVerdict | undefined;
-  const raise = (verdict: AskVerdict) => {
-    pending = pending ? strongerAsk(pending, verdict) : verdict;
-  };
-  if (analysis.tooManySubcommands) raise(analysisAsk(`it has more than 50 subcommands`));
-  if (analysis.tooLong) raise(analysisAsk('it is longer than 10,000 characters'));
-  const cdCount = subcommands.filter((subcommand) =>
-    ['cd', 'pushd', 'popd'].includes(programOf(subcommand)),
-  ).length;
-  if (cdCount > 1 || (analysis.cdCount ?? 0) > 1) raise(analysisAsk('it changes directory more than once'));
-  if (
-    (analysis.cdWithGit === true ||
-      (cdCount > 0 && subcommands.some((subcommand) => programOf(subcommand) === 'git'))) &&
-    !readOnlyGitAfterOneCd(analysis.cdCount ?? cdCount, cdCount, subcommands, context)
-  ) {
-    raise(analysisAsk('it changes directory and runs git (hooks of another repository could run)'));
-  }
-  if (subcommands.length === 0) raise(analysisAsk('no command was found in it'));
-
-  const steps = [];
-  const suggestions = [];
-  for (const { subcommand, verdict } of results) {
-    if (verdict?.behavior === 'allow') {
-      steps.push(...verdict.steps);
-      continue;
-    }
-    if (verdict?.behavior === 'ask') {
-      raise(verdict);
-      suggestions.push(...verdict.suggestions);
-      continue;
-    }
-    const label = `\`${subcommand.text.trim()}\``;
-    raise({
-      behavior: 'ask',
-      kind: 'default',
-      reason: `${label} is not read-only and no rule allows it`,
-      classifierApprovable: true,
-      steps: [
-        {
-          stage: 'rule',
-          outcome: 'passthrough',
-          detail: `No rule allows ${label}, and it is not read-only.`,
-        },
-      ],
-      suggestions: [],
-    });
-    suggestions.push(suggestRule(subcommand, context.family));
-  }
-  if (pending) {
-    const unique = [
-      ...new Map(suggestions.map((suggestion) => [suggestion.ruleContent, suggestion])).values(),
-    ];
-    const current: AskVerdict = pending;
-    return {
-      ...current,
-      steps: [...steps, ...current.steps],
-      suggestions: current.kind === 'safety' || pastLimits ? [] : unique.slice(0, maxSuggestedRules),
-    };
-  }
-  return {
-    behavior: 'allow',
-    reason:
-      subcommands.length === 1
-        ? (results[0]?.verdict?.reason ?? 'it is allowed')
-        : 'every subcommand is allowed',
-    steps,
-  };
+  return combineVerdicts(results, commandWideAsks(analysis, context), pastLimits, context.family);
 }
 
 /**

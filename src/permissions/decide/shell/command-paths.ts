@@ -1,4 +1,4 @@
-import { sedScriptReads } from '../../shell/index.ts';
+import { sedScriptReads } from '../../../shell/index.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 

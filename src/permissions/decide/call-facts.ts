@@ -1,0 +1,191 @@
+import type {
+  HookPermissionDecision,
+  PermissionMode,
+  PermissionTarget,
+  ToolPermissionResult,
+} from '../../core/index.ts';
+import { compileRuleSet, type RuleIndex } from '../rules/rule-index.ts';
+import type { RuleSet } from '../rules/rule-types.ts';
+import { isBroadAllowRule } from './broad-rules.ts';
+import { describeCall } from './describe-call.ts';
+import type { RuleSubject } from './rule-match.ts';
+import { evaluateShellCommand, shellRulesPresent } from './shell/bash-permissions.ts';
+import type { EnvVarClass, ShellAnalyzer } from './shell/shell-contract.ts';
+import {
+  evaluateNamedTarget,
+  evaluatePathTarget,
+  evaluateUrlTarget,
+  type TargetFlowContext,
+} from './target-flows.ts';
+import type { Verdict } from './verdict.ts';
+import type { Workspace } from './workspace.ts';
+
+/** Everything a decision depends on; {@link evaluatePermission} reads nothing else. */
+export interface EvaluationRequest {
+  tool: RuleSubject;
+  input: Record<string, unknown>;
+  /** What the tool says the call touches. */
+  target: PermissionTarget;
+  /** The tool's `isReadOnly(input)`; null when unknown. */
+  readOnly: boolean | null;
+  /** What the tool's own `checkPermissions` said. */
+  toolResult?: ToolPermissionResult;
+  mode: PermissionMode;
+  rules: RuleSet;
+  workspace: Workspace;
+  hookDecision?: HookPermissionDecision;
+  /** Needed for command targets; without it every command asks. */
+  shell?: ShellAnalyzer;
+}
+
+/**
+ * What the steps of one decision read: the request and what is derived from it. The compiled rules
+ * and the target's verdict are computed on first use, so a call a deny rule stops never analyses
+ * its target.
+ */
+export class CallFacts {
+  readonly call: string;
+  readonly index: RuleIndex;
+  readonly hook: HookPermissionDecision | undefined;
+  readonly hookName: string;
+  readonly toolResult: ToolPermissionResult;
+  // Computed on first use (`unset` until then: undefined is a valid verdict).
+  private allowIndex: RuleIndex | undefined;
+  private targetOpinion: Verdict | undefined | typeof unset = unset;
+
+  constructor(readonly request: EvaluationRequest) {
+    this.call = describeCall(request.tool.name, request.target);
+    this.index = compileRuleSet(request.rules);
+    this.hook = request.hookDecision;
+    this.hookName = this.hook?.hook ?? 'a PreToolUse hook';
+    this.toolResult = request.toolResult ?? { behavior: 'passthrough' };
+  }
+
+  /** The rules allow steps use: in auto mode without the broad allow rules. */
+  rules(): RuleIndex {
+    this.allowIndex ??=
+      this.request.mode === 'auto' ? compileRuleSet(withoutBroadAllowRules(this.request.rules)) : this.index;
+    return this.allowIndex;
+  }
+
+  /** What the target's own flow (path, URL, command, agent, skill) concludes; undefined for none. */
+  verdict(): Verdict | undefined {
+    if (this.targetOpinion === unset) this.targetOpinion = targetVerdict(this.request, this.rules());
+    return this.targetOpinion;
+  }
+
+  /** Analysis failed while shell deny or ask rules exist that it could not check: no mode may allow. */
+  rulesUnchecked(): boolean {
+    const verdict = this.verdict();
+    return verdict?.behavior === 'ask' && verdict.rulesUnchecked === true;
+  }
+}
+
+const unset: unique symbol = Symbol('unset');
+
+// Auto mode drops broad allow rules; the reduced set is built (and compiled) once per rule set.
+const reducedForAuto = new WeakMap<RuleSet, RuleSet>();
+
+function withoutBroadAllowRules(rules: RuleSet): RuleSet {
+  let reduced = reducedForAuto.get(rules);
+  if (!reduced) {
+    reduced = { ...rules, allow: rules.allow.filter((rule) => !isBroadAllowRule(rule)) };
+    reducedForAuto.set(rules, reduced);
+  }
+  return reduced;
+}
+
+/** An unclassifiable variable is treated as dangerous (fail closed). */
+function classifyEnvVarSafely(shell: ShellAnalyzer | undefined, name: string): EnvVarClass {
+  try {
+    return shell?.classifyEnvVar(name) ?? 'dangerous';
+  } catch {
+    return 'dangerous';
+  }
+}
+
+function targetVerdict(request: EvaluationRequest, rules: RuleIndex): Verdict | undefined {
+  const { target } = request;
+  const context: TargetFlowContext = {
+    toolName: request.tool.name,
+    input: request.input,
+    rules,
+    mode: request.mode,
+    workspace: request.workspace,
+  };
+  switch (target.kind) {
+    case 'path':
+      return evaluatePathTarget(target, context);
+    case 'url':
+      return evaluateUrlTarget(target, context);
+    case 'agent':
+      return evaluateNamedTarget(target.agentType, 'agent type', context);
+    case 'skill':
+      return evaluateNamedTarget(target.skill, 'skill', context);
+    case 'none':
+      return undefined;
+    case 'command':
+      return commandVerdict(request, target, rules);
+  }
+}
+
+/** The rules a shell command's subcommands are checked against, compiled from the rule index. */
+function subcommandRules(request: EvaluationRequest, family: string, rules: RuleIndex) {
+  const { input, workspace } = request;
+  const anchors = { cwd: workspace.cwd, home: workspace.home };
+  return {
+    mode: request.mode,
+    workspace,
+    shellRules: {
+      deny: rules.deny.content([family], input).shell(),
+      ask: rules.ask.content([family], input).shell(),
+      allow: rules.allow.content([family], input).shell(),
+    },
+    pathRules: {
+      readDeny: rules.deny.content(['Read'], input).paths('deny', anchors),
+      writeDeny: rules.deny.content(['Edit', 'Read'], input).paths('deny', anchors),
+      writeAsk: rules.ask.content(['Edit'], input).paths('ask', anchors),
+      writeAllow: rules.allow.content(['Edit'], input).paths('allow', anchors),
+      readAllow: rules.allow.content(['Read', 'Edit'], input).paths('allow', anchors),
+    },
+    family,
+  };
+}
+
+function commandVerdict(
+  request: EvaluationRequest,
+  target: Extract<PermissionTarget, { kind: 'command' }>,
+  rules: RuleIndex,
+): Verdict {
+  const subcommandContext = subcommandRules(request, target.shell === 'bash' ? 'Bash' : 'PowerShell', rules);
+  const verdict: Verdict =
+    request.shell && target.shell === 'bash'
+      ? evaluateShellCommand(target.command, request.workspace.cwd, {
+          ...subcommandContext,
+          analyzer: request.shell,
+          preparedAnalysis: target.analysis,
+          classifyEnvVar: (name) => classifyEnvVarSafely(request.shell, name),
+        })
+      : {
+          behavior: 'ask',
+          kind: 'analysis',
+          reason: 'no shell analyser is available to check the command',
+          classifierApprovable: true,
+          steps: [],
+          suggestions: [],
+        };
+  // Bypass may settle an analysis ask only when no shell deny/ask rule could have been dodged.
+  if (
+    verdict.behavior === 'ask' &&
+    verdict.kind === 'analysis' &&
+    shellRulesPresent({ ...subcommandContext, classifyEnvVar: () => 'neutral' })
+  ) {
+    return {
+      ...verdict,
+      reason: `${verdict.reason}; deny rules could not be fully checked`,
+      suggestions: [],
+      rulesUnchecked: true,
+    };
+  }
+  return verdict;
+}

@@ -1,0 +1,294 @@
+import { protectedPathReason } from '../../paths/protected-paths.ts';
+import type { DecisionTable } from '../decision-table.ts';
+import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
+import { isInWorkspace } from '../workspace.ts';
+import { isUnresolvable } from '../../paths/canonical-path.ts';
+import { isDynamicWord } from './shell-contract.ts';
+import { harmlessReadSources, harmlessWriteTargets, inputSourceWords } from './command-paths.ts';
+import {
+  acceptEditsCommands,
+  argumentUnderWriteDeny,
+  ask,
+  checkCriticalRemoval,
+  describePath,
+  embeddedRuleMatch,
+  indirectReadAsk,
+  resolveFrom,
+  suggestRule,
+} from './subcommand-checks.ts';
+import type { SubcommandFacts } from './subcommand-facts.ts';
+
+type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
+
+const shellDenyRule: SubcommandStep = ({ context, spellings, label }) => {
+  const rule = context.shellRules.deny.find(spellings);
+  if (!rule) return undefined;
+  return {
+    behavior: 'deny',
+    reason: `${label} matches ${describeRule(rule)}`,
+    rule,
+    steps: [ruleStep(rule, 'deny', `${label} matches this deny rule.`)],
+  };
+};
+
+const embeddedCommand: SubcommandStep = ({ subcommand, context }) =>
+  subcommand.readOnly ? undefined : embeddedRuleMatch(subcommand, context);
+
+const readDenied: SubcommandStep = (facts) => facts.reads().deny;
+
+const writeDenied: SubcommandStep = (facts) => {
+  const writes = facts.writes();
+  return writes?.behavior === 'deny' ? writes : undefined;
+};
+
+const namesWriteDeniedPath: SubcommandStep = (facts) => {
+  if (facts.subcommand.readOnly) return undefined;
+  const found = argumentUnderWriteDeny(facts.reads().readPaths, facts.context);
+  if (!found) return undefined;
+  return ask(
+    'safety',
+    `${facts.label} is not read-only and names ${found.path}, which ${describeRule(found.rule)} protects from writes`,
+    { rule: found.rule, classifierApprovable: false },
+  );
+};
+
+const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
+  const rule = context.shellRules.ask.find(spellings);
+  if (!rule) return undefined;
+  return ask('rule', `${label} matches ${describeRule(rule)}`, {
+    rule,
+    steps: [ruleStep(rule, 'ask', `${label} matches this ask rule.`)],
+  });
+};
+
+const criticalRemoval: SubcommandStep = ({ subcommand, context }) =>
+  checkCriticalRemoval(subcommand, context);
+
+const writesNoRuleMaySettle: SubcommandStep = (facts) =>
+  facts.ruleMaySettleWrites() ? undefined : facts.writes();
+
+const indirectRead: SubcommandStep = ({ subcommand, context }) => indirectReadAsk(subcommand, context);
+
+const uncheckableRead: SubcommandStep = (facts) => {
+  const { unknownRead } = facts.reads();
+  if (unknownRead === undefined || facts.context.pathRules.readDeny.size === 0) return undefined;
+  return ask(
+    'safety',
+    `${facts.label} reads ${unknownRead}, which cannot be checked against the read deny rules before it runs`,
+  );
+};
+
+/**
+ * Reading outside the working directories is a workspace question that a command's allow rule does
+ * not answer: `Bash(git diff *)` is about git, not about /etc/passwd (`git diff --no-index /etc/passwd
+ * x`). It asks before allow rules, unless a Read or Edit allow rule covers the path.
+ */
+const readsOutsideBeforeAllowRules: SubcommandStep = (facts) => {
+  if (!facts.reading) return undefined;
+  const { workspace, pathRules } = facts.context;
+  const outside = facts
+    .reads()
+    .readPaths.find(
+      (path) =>
+        !harmlessWriteTargets.has(path.lexical) &&
+        !harmlessReadSources.has(path.physical) &&
+        !isInWorkspace(path, workspace) &&
+        !pathRules.readAllow?.find(path),
+    );
+  if (!outside) return undefined;
+  const verdict = ask(
+    'workspace',
+    `${facts.label} reads ${outside.lexical}, outside the working directories`,
+    {
+      suggestions: [suggestRule(facts.subcommand, facts.context.family)],
+    },
+  );
+  const writes = facts.writes();
+  return writes?.behavior === 'ask' ? strongerAsk(writes, verdict) : verdict;
+};
+
+/** A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it. */
+const allowRuleMissesRuntimePath: SubcommandStep = (facts) => {
+  const { runtimePath } = facts.reads();
+  if (!facts.allowMaySpeak() || !facts.allowRule() || !facts.reading || runtimePath === undefined)
+    return undefined;
+  return workspaceAsk(facts, `reads ${runtimePath}, which is only known when it runs`);
+};
+
+/**
+ * A program that opens nothing itself (`echo`) still has its input redirects and an `xargs -a` file
+ * opened for it, and xargs turns them into its words: `xargs echo < ~/.ssh/id_rsa` prints the key
+ * (class input-source, docs/decisions/security-input-source.md).
+ */
+const inputFromOutside: SubcommandStep = (facts) => {
+  if (facts.reading) return undefined;
+  const { workspace } = facts.context;
+  for (const word of inputSourceWords(facts.subcommand)) {
+    const expanded = word.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, workspace.home);
+    if (expanded.startsWith('~') || isDynamicWord(expanded))
+      return workspaceAsk(facts, `takes its input from ${word}, a file only known when it runs`);
+    const path = resolveFrom(expanded, facts.subcommand, workspace);
+    if (isUnresolvable(path))
+      return workspaceAsk(facts, `takes its input from ${word}, a file only known when it runs`);
+    if (!isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical))
+      return workspaceAsk(facts, `reads ${describePath(path)}, outside the working directories`);
+  }
+  return undefined;
+};
+
+const shellAllowRule: SubcommandStep = (facts) => {
+  const rule = facts.allowMaySpeak() ? facts.allowRule() : undefined;
+  if (!rule) return undefined;
+  return {
+    behavior: 'allow',
+    reason: `${facts.label} matches ${describeRule(rule)}`,
+    rule,
+    steps: [ruleStep(rule, 'allow', `${facts.label} matches this allow rule.`)],
+  };
+};
+
+/** acceptEdits and auto let file commands (mkdir, touch, rm, mv, cp, sed) change the working directories. */
+const acceptEditsFileCommand: SubcommandStep = (facts) => {
+  const { context, subcommand } = facts;
+  const program = subcommand.argv[0] ?? '';
+  if (context.mode !== 'acceptEdits' && context.mode !== 'auto') return undefined;
+  if (!facts.allowMaySpeak() || !facts.env().allSafe || !acceptEditsCommands.has(program)) return undefined;
+  const reads = facts.reads();
+  const certain =
+    facts.blocker() === undefined &&
+    reads.runtimePath === undefined &&
+    reads.ambiguousRead === undefined &&
+    reads.linksUnchecked === undefined;
+  const inside = (path: { lexical: string; physical: string }) =>
+    isInWorkspace(path, context.workspace) &&
+    !protectedPathReason(path.lexical) &&
+    !protectedPathReason(path.physical);
+  if (!certain || !reads.readPaths.every(inside)) return undefined;
+  return {
+    behavior: 'allow',
+    reason: `${facts.label} only changes files inside the working directories (${context.mode})`,
+    steps: [
+      {
+        stage: 'mode',
+        outcome: 'allow',
+        detail: `${context.mode} allows ${program} inside the working directories.`,
+      },
+    ],
+  };
+};
+
+const remainingWrites: SubcommandStep = (facts) => facts.writes();
+
+/** The read-only default speaks only for read-only commands whose every variable is harmless. */
+const readOnly =
+  (step: SubcommandStep): SubcommandStep =>
+  (facts) =>
+    facts.subcommand.readOnly && facts.env().allSafe ? step(facts) : undefined;
+
+/** A reading command's workspace ask, with the rule that would allow it next time. */
+const workspaceAsk = (facts: SubcommandFacts, what: string) =>
+  ask('workspace', `${facts.label} ${what}`, {
+    suggestions: [suggestRule(facts.subcommand, facts.context.family)],
+  });
+
+const runsInUnknownDirectory: SubcommandStep = (facts) =>
+  facts.reading && facts.subcommand.cwd === null
+    ? workspaceAsk(facts, 'runs in a directory only known when it runs')
+    : undefined;
+
+const hiddenRead: SubcommandStep = (facts) => {
+  const hidden = facts.subcommand.indirectReads?.find((read) => read.outside);
+  return hidden
+    ? workspaceAsk(
+        facts,
+        `reads ${hidden.what}, which may lie outside the working directories; name the files in the command itself`,
+      )
+    : undefined;
+};
+
+const ambiguousRead: SubcommandStep = (facts) => {
+  const { ambiguousRead: path } = facts.reads();
+  if (!facts.reading || path === undefined) return undefined;
+  return ask(
+    'safety',
+    `${facts.label} reads ${path}, where \`..\` follows a symbolic link, so the kernel and a logical \`cd\` would read different files; spell the path without \`..\` after a link`,
+    { classifierApprovable: false },
+  );
+};
+
+const uncheckedPattern: SubcommandStep = (facts) => {
+  const { expansionUnchecked } = facts.reads();
+  if (!facts.reading || expansionUnchecked === undefined) return undefined;
+  return workspaceAsk(
+    facts,
+    `reads ${expansionUnchecked}, so where the names lead cannot be checked; name the files in the command itself`,
+  );
+};
+
+const uncheckedLinks: SubcommandStep = (facts) => {
+  const { linksUnchecked } = facts.reads();
+  if (!facts.reading || linksUnchecked === undefined) return undefined;
+  return workspaceAsk(
+    facts,
+    `follows symbolic links under ${linksUnchecked}, which holds too many entries to check where they lead; search a smaller directory or drop the option that follows links`,
+  );
+};
+
+const runtimeRead: SubcommandStep = (facts) => {
+  const { runtimePath } = facts.reads();
+  if (!facts.reading || runtimePath === undefined) return undefined;
+  return workspaceAsk(facts, `reads ${runtimePath}, which is only known when it runs`);
+};
+
+const readsOutside: SubcommandStep = (facts) => {
+  if (!facts.reading) return undefined;
+  const outside = facts
+    .reads()
+    .readPaths.find(
+      (path) => !isInWorkspace(path, facts.context.workspace) && !harmlessReadSources.has(path.physical),
+    );
+  return outside
+    ? workspaceAsk(facts, `reads ${describePath(outside)}, outside the working directories`)
+    : undefined;
+};
+
+const readOnlyInside: SubcommandStep = ({ label }) => ({
+  behavior: 'allow',
+  reason: `${label} is read-only`,
+  steps: [
+    { stage: 'analysis', outcome: 'allow', detail: `${label} is read-only inside the working directories.` },
+  ],
+});
+
+/**
+ * The order one subcommand is decided in, strongest first; the first step with an opinion decides,
+ * and when none has one the caller asks. Deny rules and denied paths beat every ask; ask rules and
+ * safety checks beat allow rules; allow rules and acceptEdits beat the remaining write asks; the
+ * read-only default comes last, after every reason a read could not be vouched for.
+ */
+export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = [
+  { name: 'a deny rule on the command', check: shellDenyRule },
+  { name: 'an argument runs a command a deny or ask rule covers', check: embeddedCommand },
+  { name: 'a read deny rule on what it reads (named, through links, through patterns)', check: readDenied },
+  { name: 'a write deny rule on what it writes', check: writeDenied },
+  { name: 'a command that writes names a write-denied path', check: namesWriteDeniedPath },
+  { name: 'an ask rule on the command', check: shellAskRule },
+  { name: 'a critical removal', check: criticalRemoval },
+  { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
+  { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
+  { name: 'a read that cannot be checked against read deny rules', check: uncheckableRead },
+  { name: 'a read outside the working directories', check: readsOutsideBeforeAllowRules },
+  { name: 'input from outside for a program that opens nothing itself', check: inputFromOutside },
+  { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
+  { name: 'an allow rule on the command', check: shellAllowRule },
+  { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
+  { name: 'writes nothing allowed', check: remainingWrites },
+  { name: 'read-only: runs in an unknown directory', check: readOnly(runsInUnknownDirectory) },
+  { name: 'read-only: reads files its words do not name', check: readOnly(hiddenRead) },
+  { name: 'read-only: `..` after a symbolic link', check: readOnly(ambiguousRead) },
+  { name: 'read-only: a pattern whose matches were not all checked', check: readOnly(uncheckedPattern) },
+  { name: 'read-only: links under a directory too big to check', check: readOnly(uncheckedLinks) },
+  { name: 'read-only: a path only known at run time', check: readOnly(runtimeRead) },
+  { name: 'read-only: a read outside the working directories', check: readOnly(readsOutside) },
+  { name: 'read-only inside the working directories', check: readOnly(readOnlyInside) },
+];
