@@ -1,0 +1,115 @@
+import type { Tree } from 'web-tree-sitter';
+
+/**
+ * One node of a parsed command line, copied out of tree-sitter's memory into plain JavaScript
+ * objects. The analysis reads every node's type, children and text many times; through
+ * web-tree-sitter's own `Node` each of those reads is a call into WebAssembly (and `children`
+ * marshals a fresh array), which cost more than the parse itself. The copy is made in one tree-cursor
+ * walk ({@link copySyntaxTree}) and offers the subset of `Node` the analysis uses, with the same
+ * meaning: visible nodes only, `children` in source order, indices in UTF-16 code units.
+ */
+export interface SyntaxNode {
+  /** Unique within one copied tree (tree-sitter's `id` plays the same role). */
+  readonly id: number;
+  readonly type: string;
+  readonly isNamed: boolean;
+  readonly startIndex: number;
+  readonly endIndex: number;
+  /** The source text the node spans. */
+  readonly text: string;
+  readonly children: readonly SyntaxNode[];
+  readonly namedChildren: readonly SyntaxNode[];
+  readonly childCount: number;
+  readonly namedChildCount: number;
+  /** The first child that fills the grammar field `name`, as tree-sitter's `childForFieldName`. */
+  childForFieldName(name: string): SyntaxNode | null;
+}
+
+const noChildren: readonly CopiedNode[] = Object.freeze([]);
+
+class CopiedNode implements SyntaxNode {
+  children: readonly CopiedNode[] = noChildren;
+  private named: readonly CopiedNode[] | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly type: string,
+    readonly isNamed: boolean,
+    readonly startIndex: number,
+    readonly endIndex: number,
+    /** The grammar field this node fills in its parent, if any. */
+    readonly field: string | null,
+    private readonly source: string,
+  ) {}
+
+  get text(): string {
+    return this.source.slice(this.startIndex, this.endIndex);
+  }
+
+  get namedChildren(): readonly CopiedNode[] {
+    this.named ??= this.children.length === 0 ? noChildren : this.children.filter((child) => child.isNamed);
+    return this.named;
+  }
+
+  get childCount(): number {
+    return this.children.length;
+  }
+
+  get namedChildCount(): number {
+    return this.namedChildren.length;
+  }
+
+  childForFieldName(name: string): SyntaxNode | null {
+    for (const child of this.children) if (child.field === name) return child;
+    return null;
+  }
+}
+
+/**
+ * Copies the tree `tree` (parsed from `source`) into {@link SyntaxNode}s with one cursor walk:
+ * per node its type, whether it is named, its span and its field, and nothing else is asked of
+ * WebAssembly. Whether a type is named depends on the type alone, so that answer is asked once per
+ * type. Iterative, so any depth of nesting is copied (the depth limit is checked by the analysis).
+ */
+export function copySyntaxTree(tree: Tree, source: string): SyntaxNode {
+  const { types, fields } = tree.language;
+  const namedByType = new Map<number, boolean>();
+  const cursor = tree.walk();
+  const open: Array<{ node: CopiedNode; children: CopiedNode[] }> = [];
+  let count = 0;
+  try {
+    for (;;) {
+      const typeId = cursor.nodeTypeId;
+      let isNamed = namedByType.get(typeId);
+      if (isNamed === undefined) {
+        isNamed = cursor.nodeIsNamed;
+        namedByType.set(typeId, isNamed);
+      }
+      const fieldId = open.length === 0 ? 0 : cursor.currentFieldId;
+      const node = new CopiedNode(
+        count++,
+        types[typeId] || 'ERROR',
+        isNamed,
+        cursor.startIndex,
+        cursor.endIndex,
+        fieldId === 0 ? null : (fields[fieldId] ?? null),
+        source,
+      );
+      open[open.length - 1]?.children.push(node);
+      if (cursor.gotoFirstChild()) {
+        const children: CopiedNode[] = [];
+        node.children = children;
+        open.push({ node, children });
+        continue;
+      }
+      if (open.length === 0) return node;
+      while (!cursor.gotoNextSibling()) {
+        cursor.gotoParent();
+        const closed = open.pop();
+        if (open.length === 0 && closed) return closed.node;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
