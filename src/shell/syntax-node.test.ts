@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Node } from 'web-tree-sitter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadShellParser, parseBash } from './parser.ts';
-import { copySyntaxTree, type SyntaxNode } from './syntax-node.ts';
+import { copySyntaxTree, type SyntaxNode, typesWithFields } from './syntax-node.ts';
 
 const sample = (
   JSON.parse(
@@ -20,6 +20,13 @@ const extra = [
   'echo \'é ü 日本\' "$HOME"/ü',
 ];
 
+const fieldNames = ['name', 'value', 'argument', 'redirect', 'body', 'operator', 'left', 'right'];
+
+function fieldsOf(node: Node | SyntaxNode): Array<number | null> {
+  if (!typesWithFields.has(node.type)) return [];
+  return fieldNames.map((field) => node.childForFieldName(field)?.startIndex ?? null);
+}
+
 /** Everything the analysis reads of a node, from tree-sitter's own Node API, as plain data. */
 function viaTreeSitter(node: Node): unknown {
   return {
@@ -31,9 +38,7 @@ function viaTreeSitter(node: Node): unknown {
     childCount: node.childCount,
     namedChildCount: node.namedChildCount,
     named: node.namedChildren.map((child) => child.startIndex),
-    fields: ['name', 'value', 'argument', 'body', 'condition', 'operator', 'left', 'right'].map(
-      (field) => node.childForFieldName(field)?.startIndex ?? null,
-    ),
+    fields: fieldsOf(node),
     children: node.children.map(viaTreeSitter),
   };
 }
@@ -48,9 +53,7 @@ function viaCopy(node: SyntaxNode): unknown {
     childCount: node.childCount,
     namedChildCount: node.namedChildCount,
     named: node.namedChildren.map((child) => child.startIndex),
-    fields: ['name', 'value', 'argument', 'body', 'condition', 'operator', 'left', 'right'].map(
-      (field) => node.childForFieldName(field)?.startIndex ?? null,
-    ),
+    fields: fieldsOf(node),
     children: node.children.map(viaCopy),
   };
 }
@@ -63,6 +66,15 @@ function ids(node: SyntaxNode, into: number[] = []): number[] {
 
 describe('copySyntaxTree', () => {
   beforeAll(() => loadShellParser());
+
+  it('refuses to answer a field it did not copy', () => {
+    const outcome = parseBash('ls -la');
+    if (outcome.kind !== 'tree') throw new Error('no tree');
+    const copy = copySyntaxTree(outcome.tree, 'ls -la');
+    outcome.tree.delete();
+    expect(() => copy.childForFieldName('name')).toThrow(/typesWithFields/);
+    expect(copy.children[0]?.childForFieldName('name')?.text).toBe('ls');
+  });
 
   it('answers every question the analysis asks exactly as tree-sitter does', () => {
     for (const command of sample.concat(extra)) {

@@ -21,9 +21,18 @@ export interface SyntaxNode {
   readonly namedChildren: readonly SyntaxNode[];
   readonly childCount: number;
   readonly namedChildCount: number;
-  /** The first child that fills the grammar field `name`, as tree-sitter's `childForFieldName`. */
+  /**
+   * The first child that fills the grammar field `name`, as tree-sitter's `childForFieldName`. Only
+   * for the node types in {@link typesWithFields}; any other type throws (a mistake in efferent).
+   */
   childForFieldName(name: string): SyntaxNode | null;
 }
+
+/**
+ * The node types whose children's grammar fields are copied: the ones the analysis asks a field of.
+ * Asking for the field of every node would add a call into WebAssembly per node.
+ */
+export const typesWithFields: ReadonlySet<string> = new Set(['command', 'variable_assignment']);
 
 const noChildren: readonly CopiedNode[] = Object.freeze([]);
 
@@ -60,6 +69,8 @@ class CopiedNode implements SyntaxNode {
   }
 
   childForFieldName(name: string): SyntaxNode | null {
+    if (!typesWithFields.has(this.type))
+      throw new Error(`The fields of ${this.type} nodes are not copied; add the type to typesWithFields.`);
     for (const child of this.children) if (child.field === name) return child;
     return null;
   }
@@ -67,15 +78,15 @@ class CopiedNode implements SyntaxNode {
 
 /**
  * Copies the tree `tree` (parsed from `source`) into {@link SyntaxNode}s with one cursor walk:
- * per node its type, whether it is named, its span and its field, and nothing else is asked of
- * WebAssembly. Whether a type is named depends on the type alone, so that answer is asked once per
+ * per node its type, whether it is named, its span and (below {@link typesWithFields}) its field,
+ * and nothing else is asked of WebAssembly. Whether a type is named depends on the type alone, so that answer is asked once per
  * type. Iterative, so any depth of nesting is copied (the depth limit is checked by the analysis).
  */
 export function copySyntaxTree(tree: Tree, source: string): SyntaxNode {
   const { types, fields } = tree.language;
   const namedByType = new Map<number, boolean>();
   const cursor = tree.walk();
-  const open: Array<{ node: CopiedNode; children: CopiedNode[] }> = [];
+  const open: Array<{ node: CopiedNode; children: CopiedNode[]; fields: boolean }> = [];
   let count = 0;
   try {
     for (;;) {
@@ -85,7 +96,8 @@ export function copySyntaxTree(tree: Tree, source: string): SyntaxNode {
         isNamed = cursor.nodeIsNamed;
         namedByType.set(typeId, isNamed);
       }
-      const fieldId = open.length === 0 ? 0 : cursor.currentFieldId;
+      const parent = open[open.length - 1];
+      const fieldId = parent?.fields ? cursor.currentFieldId : 0;
       const node = new CopiedNode(
         count++,
         types[typeId] || 'ERROR',
@@ -95,11 +107,11 @@ export function copySyntaxTree(tree: Tree, source: string): SyntaxNode {
         fieldId === 0 ? null : (fields[fieldId] ?? null),
         source,
       );
-      open[open.length - 1]?.children.push(node);
+      parent?.children.push(node);
       if (cursor.gotoFirstChild()) {
         const children: CopiedNode[] = [];
         node.children = children;
-        open.push({ node, children });
+        open.push({ node, children, fields: typesWithFields.has(node.type) });
         continue;
       }
       if (open.length === 0) return node;
