@@ -11,7 +11,7 @@ import { checkPlainTestCommand } from './test-expression.ts';
 import { screenCommandText } from './text-checks.ts';
 import type { ArgKind, CommandOrigin, EnvVar, Redirect, SimpleCommand } from './types.ts';
 import { TooComplexError, tooComplex } from './walk-errors.ts';
-import { checkExpansions, type ResolvedWord, resolveWord, type WordHost } from './word-resolver.ts';
+import { checkExpansions, type ResolvedWord, resolveWord } from './word-resolver.ts';
 import { type UnwrapDetails, unwrapCommandDetailed } from './wrappers.ts';
 
 /** Longest source the walker parses at all; longer input is treated as adversarial. */
@@ -90,7 +90,7 @@ function nestedFrame(origin: CommandOrigin, nesting: number, stdin: StdinSource 
 const separatorTokens = new Set([';', '&', '(', ')', '{', '}', '\n']);
 const shellRedirectTypes = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 
-class Walker implements WordHost {
+class Walker implements ConstructHost<Frame> {
   readonly commands: WalkedCommand[] = [];
   cdCount = 0;
   private nodes = 0;
@@ -106,22 +106,30 @@ class Walker implements WordHost {
     this.currentCwd = options.cwd ?? null;
   }
 
-  /** What the compound-command walker (constructs.ts) may call back into. */
-  private readonly constructs: ConstructHost<Frame> = {
-    walkStatement: (node, frame, cwd) => this.statement(node, frame, cwd),
-    partFrame: (frame) => groupFrame(frame),
-    emitWords: (words, frame, cwd, node) => {
-      this.currentCwd = cwd;
-      this.currentFrame = frame;
-      const own = frame.tail ?? collector();
-      return this.emit(words, [], own, node.text, withoutTail(frame), cwd, node);
-    },
-    assignVariable: (name) => this.trackedVariables.add(name),
-    substitution: (node) => this.substitution(node),
-    isTracked: (name) => this.isTracked(name),
-    tick: (node) => this.tick(node),
-    directoryChanges: () => this.cdCount,
-  };
+  // What the compound-command walker (constructs.ts) calls back into: the walker itself is the host,
+  // so no callback objects are made per command line.
+  walkStatement(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
+    return this.statement(node, frame, cwd);
+  }
+
+  partFrame(frame: Frame): Frame {
+    return groupFrame(frame);
+  }
+
+  emitWords(words: ResolvedWord[], frame: Frame, cwd: string | null, node: SyntaxNode): CwdState {
+    this.currentCwd = cwd;
+    this.currentFrame = frame;
+    const own = frame.tail ?? collector();
+    return this.emit(words, [], own, node.text, withoutTail(frame), cwd, node);
+  }
+
+  assignVariable(name: string): void {
+    this.trackedVariables.add(name);
+  }
+
+  directoryChanges(): number {
+    return this.cdCount;
+  }
 
   tick(node: SyntaxNode): void {
     this.nodes++;
@@ -213,7 +221,7 @@ class Walker implements WordHost {
       case 'comment':
         return { success: cwd, any: cwd };
       default:
-        if (constructTypes.has(node.type)) return walkConstruct(this.constructs, node, frame, cwd);
+        if (constructTypes.has(node.type)) return walkConstruct(this, node, frame, cwd);
         return tooComplex(
           `${node.type.replaceAll('_', ' ')} is not analysed; run simpler commands`,
           node.type,
