@@ -1,4 +1,4 @@
-import type { Tree } from 'web-tree-sitter';
+import type { Language, Tree } from 'web-tree-sitter';
 
 /**
  * One node of a parsed command line, copied out of tree-sitter's memory into plain JavaScript
@@ -76,15 +76,24 @@ class CopiedNode implements SyntaxNode {
   }
 }
 
+/** Per grammar: whether each node type (by id) is named. */
+const namedTypesOf = new WeakMap<Language, Map<number, boolean>>();
+
 /**
  * Copies the tree `tree` (parsed from `source`) into {@link SyntaxNode}s with one cursor walk:
  * per node its type, whether it is named, its span and (below {@link typesWithFields}) its field,
- * and nothing else is asked of WebAssembly. Whether a type is named depends on the type alone, so that answer is asked once per
- * type. Iterative, so any depth of nesting is copied (the depth limit is checked by the analysis).
+ * and nothing else is asked of WebAssembly. Whether a type is named depends on the type alone, so
+ * that answer is asked once per type of the grammar. Iterative, so any depth of nesting is copied
+ * (the depth limit is checked by the analysis).
  */
 export function copySyntaxTree(tree: Tree, source: string): SyntaxNode {
-  const { types, fields } = tree.language;
-  const namedByType = new Map<number, boolean>();
+  const language = tree.language;
+  const { types, fields } = language;
+  let namedByType = namedTypesOf.get(language);
+  if (!namedByType) {
+    namedByType = new Map();
+    namedTypesOf.set(language, namedByType);
+  }
   const cursor = tree.walk();
   const open: Array<{ node: CopiedNode; children: CopiedNode[]; fields: boolean }> = [];
   let count = 0;
