@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import { tooComplex } from './walk-errors.ts';
 
 /**
@@ -56,7 +56,7 @@ const expressionTypes = new Set([
 ]);
 
 /** A `$N`-style expansion whose value is always a number (`$#`, `$?`, `$$`, `$!`). */
-export function isNumericSpecial(node: Node): boolean {
+export function isNumericSpecial(node: SyntaxNode): boolean {
   if (node.type !== 'simple_expansion' && node.type !== 'expansion') return false;
   const name = node.namedChildren[0];
   if (!name || node.namedChildCount !== 1 || name.type !== 'special_variable_name') return false;
@@ -68,7 +68,7 @@ export function isNumericSpecial(node: Node): boolean {
 }
 
 /** Throws too-complex unless the expression inside `$(( ))` is free of side effects. */
-export function checkPureArithmetic(node: Node, tick: (node: Node) => void): void {
+export function checkPureArithmetic(node: SyntaxNode, tick: (node: SyntaxNode) => void): void {
   tick(node);
   if (!node.isNamed) {
     if (pureOperators.has(node.type)) return;
@@ -103,7 +103,7 @@ export function checkPureArithmetic(node: Node, tick: (node: Node) => void): voi
 }
 
 /** Checks a whole `$(( … ))` node. */
-export function checkArithmeticExpansion(node: Node, tick: (node: Node) => void): void {
+export function checkArithmeticExpansion(node: SyntaxNode, tick: (node: SyntaxNode) => void): void {
   const [open, ...rest] = node.children;
   const close = rest.pop();
   if (open?.type !== '$((' || close?.type !== '))' || rest.length !== 1 || !rest[0]) {
@@ -116,7 +116,7 @@ export function checkArithmeticExpansion(node: Node, tick: (node: Node) => void)
  * Whether an operand of `[[ … -eq … ]]` (evaluated as arithmetic by bash) is fixed: an integer
  * literal, a numeric special parameter, or a side-effect-free `$(( ))`.
  */
-export function isFixedArithmeticOperand(node: Node, tick: (node: Node) => void): boolean {
+export function isFixedArithmeticOperand(node: SyntaxNode, tick: (node: SyntaxNode) => void): boolean {
   if (node.type === 'number' || node.type === 'word') {
     return node.childCount === 0 && /^[-+]?(?:[0-9]+|0[xX][0-9a-fA-F]+)$/.test(node.text);
   }

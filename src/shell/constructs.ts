@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import { type CwdState, mergeCwd } from './cwd.ts';
 import { isLocalVariableName } from './env-vars.ts';
 import { testCommandWords } from './test-expression.ts';
@@ -22,11 +22,11 @@ import { checkExpansions, type ResolvedWord, resolveWord, type WordHost } from '
 /** What the walker offers the construct walker; `F` is the walker's frame. */
 export interface ConstructHost<F> extends WordHost {
   /** Walks one statement in the given frame. */
-  walkStatement(node: Node, frame: F, cwd: string | null): CwdState;
+  walkStatement(node: SyntaxNode, frame: F, cwd: string | null): CwdState;
   /** The frame for the parts of a compound command (its redirections apply to every part). */
   partFrame(frame: F): F;
   /** Emits a synthetic simple command (a test expression) in the frame. */
-  emitWords(words: ResolvedWord[], frame: F, cwd: string | null, node: Node): CwdState;
+  emitWords(words: ResolvedWord[], frame: F, cwd: string | null, node: SyntaxNode): CwdState;
   /** Records a variable the construct assigns (a loop variable). */
   assignVariable(name: string): void;
   /** How many directory changes the walk has seen so far. */
@@ -47,7 +47,7 @@ const separators = new Set([';', '&', '\n']);
 /** Statements in order, the way the walker runs a list body: `&` leaves the directory unchanged. */
 function walkStatements<F>(
   host: ConstructHost<F>,
-  nodes: readonly Node[],
+  nodes: readonly SyntaxNode[],
   frame: F,
   cwd: string | null,
 ): CwdState {
@@ -68,8 +68,11 @@ function walkStatements<F>(
 }
 
 /** Splits a clause's children at its keywords: `if A; then B; fi` → {if: [A], then: [B]}. */
-function segments(node: Node, keywords: ReadonlySet<string>): Array<{ keyword: string; nodes: Node[] }> {
-  const result: Array<{ keyword: string; nodes: Node[] }> = [];
+function segments(
+  node: SyntaxNode,
+  keywords: ReadonlySet<string>,
+): Array<{ keyword: string; nodes: SyntaxNode[] }> {
+  const result: Array<{ keyword: string; nodes: SyntaxNode[] }> = [];
   for (const child of node.children) {
     if (!child.isNamed && keywords.has(child.type)) {
       result.push({ keyword: child.type, nodes: [] });
@@ -91,7 +94,7 @@ function merge(states: readonly CwdState[]): CwdState {
   );
 }
 
-function walkIf<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | null): CwdState {
+function walkIf<F>(host: ConstructHost<F>, node: SyntaxNode, frame: F, cwd: string | null): CwdState {
   const parts = segments(node, new Set(['if', 'then', 'fi']));
   const condition = parts.find((part) => part.keyword === 'if');
   const body = parts.find((part) => part.keyword === 'then');
@@ -127,7 +130,7 @@ function walkIf<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | n
 }
 
 /** The statements of a `do … done` group. */
-function doGroup(node: Node | undefined): Node[] {
+function doGroup(node: SyntaxNode | undefined): SyntaxNode[] {
   if (node?.type !== 'do_group')
     return tooComplex('a loop without a do … done body is not analysed', node?.type);
   const children = node.children;
@@ -138,7 +141,12 @@ function doGroup(node: Node | undefined): Node[] {
 }
 
 /** A loop body runs any number of times; a directory change inside it would move later passes. */
-function walkLoop<F>(host: ConstructHost<F>, walk: () => void, node: Node, cwd: string | null): CwdState {
+function walkLoop<F>(
+  host: ConstructHost<F>,
+  walk: () => void,
+  node: SyntaxNode,
+  cwd: string | null,
+): CwdState {
   const before = host.directoryChanges();
   walk();
   if (host.directoryChanges() !== before) {
@@ -147,7 +155,7 @@ function walkLoop<F>(host: ConstructHost<F>, walk: () => void, node: Node, cwd: 
   return { success: cwd, any: cwd };
 }
 
-function walkWhile<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | null): CwdState {
+function walkWhile<F>(host: ConstructHost<F>, node: SyntaxNode, frame: F, cwd: string | null): CwdState {
   const [keyword, ...rest] = node.children;
   if (keyword?.type !== 'while' && keyword?.type !== 'until') tooComplex('unexpected loop', node.type);
   const body = rest.pop();
@@ -162,7 +170,7 @@ function walkWhile<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string 
   );
 }
 
-function walkFor<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | null): CwdState {
+function walkFor<F>(host: ConstructHost<F>, node: SyntaxNode, frame: F, cwd: string | null): CwdState {
   const [keyword, name, ...rest] = node.children;
   if (keyword?.type !== 'for' || name?.type !== 'variable_name') tooComplex('unexpected for loop', node.type);
   if (!isLocalVariableName(name.text)) {
@@ -194,7 +202,7 @@ function walkFor<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | 
 
 const caseTerminators = new Set([';;', ';&', ';;&']);
 
-function walkCase<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | null): CwdState {
+function walkCase<F>(host: ConstructHost<F>, node: SyntaxNode, frame: F, cwd: string | null): CwdState {
   const [keyword, subject, inKeyword, ...rest] = node.children;
   const end = rest.pop();
   if (keyword?.type !== 'case' || !subject || inKeyword?.type !== 'in' || end?.type !== 'esac') {
@@ -235,7 +243,12 @@ function walkCase<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string |
 }
 
 /** Walks one compound command or test expression; the caller has checked {@link constructTypes}. */
-export function walkConstruct<F>(host: ConstructHost<F>, node: Node, frame: F, cwd: string | null): CwdState {
+export function walkConstruct<F>(
+  host: ConstructHost<F>,
+  node: SyntaxNode,
+  frame: F,
+  cwd: string | null,
+): CwdState {
   host.tick(node);
   const parts = host.partFrame(frame);
   switch (node.type) {

@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import { tooComplex } from './walk-errors.ts';
 
 /** Deepest syntax tree analysed; real commands stay far below it, and it bounds the cost of checks. */
@@ -15,31 +15,22 @@ const operatorTokens = new Set(['|', '|&', '&&', '||', ';', '&', '(', ')', '$(',
  * grammar and bash are known to disagree: a line continuation that bash uses to join two words
  * (`cu\<newline>rl`), and a `#` that does not start a word but was read as a comment.
  */
-export function checkCoverage(root: Node, source: string): void {
+export function checkCoverage(root: SyntaxNode, source: string): void {
   checkRange(root, source, 0, source.length);
-}
-
-/** A node on the way down to a leaf: what the checks compare. */
-interface PathEntry {
-  id: number;
-  type: string;
 }
 
 interface Leaf {
   type: string;
   /** Ancestors from the range's root down to the leaf itself. */
-  path: PathEntry[];
+  path: SyntaxNode[];
 }
 
-/**
- * Visits the leaves in source order with one tree cursor: no node objects are made on the way
- * (reading `children` marshals every child out of the parser's memory, which dominated the cost).
- */
-function checkRange(root: Node, source: string, from: number, to: number): void {
+/** Visits the leaves in source order, keeping the path of ancestors the checks compare. */
+function checkRange(root: SyntaxNode, source: string, from: number, to: number): void {
   let previousEnd = from;
   let previous: Leaf | undefined;
-  const nested: Node[] = [];
-  const path: PathEntry[] = [];
+  const nested: SyntaxNode[] = [];
+  const path: SyntaxNode[] = [];
   const leaf = (type: string, start: number, end: number): void => {
     const current: Leaf = { type, path: path.slice() };
     if (start > previousEnd) {
@@ -55,30 +46,20 @@ function checkRange(root: Node, source: string, from: number, to: number): void 
       previous = current;
     }
   };
-  const cursor = root.walk();
-  try {
-    for (;;) {
-      const type = cursor.nodeType;
-      path.push({ id: cursor.nodeId, type });
-      if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
-      // A heredoc body is data between its expansions; only its substitutions are code.
-      if (type === 'heredoc_body') {
-        for (const child of cursor.currentNode.namedChildren)
-          if (child.type === 'command_substitution') nested.push(child);
-        leaf(type, cursor.startIndex, cursor.endIndex);
-      } else if (cursor.gotoFirstChild()) continue;
-      else leaf(type, cursor.startIndex, cursor.endIndex);
-      // Done with this node: on to its next sibling, or up until an ancestor has one.
-      path.pop();
-      while (path.length > 0 && !cursor.gotoNextSibling()) {
-        cursor.gotoParent();
-        path.pop();
-      }
-      if (path.length === 0) break;
-    }
-  } finally {
-    cursor.delete();
-  }
+  const visit = (node: SyntaxNode): void => {
+    path.push(node);
+    if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
+    const type = node.type;
+    // A heredoc body is data between its expansions; only its substitutions are code.
+    if (type === 'heredoc_body') {
+      for (const child of node.namedChildren) if (child.type === 'command_substitution') nested.push(child);
+      leaf(type, node.startIndex, node.endIndex);
+    } else if (node.children.length > 0) {
+      for (const child of node.children) visit(child);
+    } else leaf(type, node.startIndex, node.endIndex);
+    path.pop();
+  };
+  visit(root);
   if (previousEnd < to) checkGap(source.slice(previousEnd, to), previous?.type ?? '', '');
   for (const node of nested) checkRange(node, source, node.startIndex, node.endIndex);
 }

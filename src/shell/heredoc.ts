@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import { tooComplex } from './walk-errors.ts';
 
 /**
@@ -413,11 +413,11 @@ export function bodySubstitutions(body: string): string[] {
  * Checks that tree-sitter, parsing the masked text, found exactly the heredocs bash reads: the same
  * operators, delimiter words, body starts and terminator lines. Returns the spans by operator index.
  */
-export function verifyHeredocs(root: Node, plan: HeredocPlan | undefined): Map<number, HeredocSpan> {
+export function verifyHeredocs(root: SyntaxNode, plan: HeredocPlan | undefined): Map<number, HeredocSpan> {
   const byOperator = new Map<number, HeredocSpan>();
   for (const span of plan?.heredocs ?? []) byOperator.set(span.operatorStart, span);
   const seen = new Set<number>();
-  const visit = (node: Node): void => {
+  const visit = (node: SyntaxNode): void => {
     if (node.type === 'heredoc_redirect' && !matchesSpan(node, byOperator, seen)) {
       tooComplex('the parser and bash disagree about where a heredoc starts or ends; simplify the heredoc');
     }
@@ -431,7 +431,7 @@ export function verifyHeredocs(root: Node, plan: HeredocPlan | undefined): Map<n
   return byOperator;
 }
 
-function matchesSpan(node: Node, byOperator: Map<number, HeredocSpan>, seen: Set<number>): boolean {
+function matchesSpan(node: SyntaxNode, byOperator: Map<number, HeredocSpan>, seen: Set<number>): boolean {
   const operator = node.children.find((child) => child.type === '<<' || child.type === '<<-');
   const span = operator ? byOperator.get(operator.startIndex) : undefined;
   if (!operator || !span || operator.type !== span.operator || seen.has(span.operatorStart)) return false;

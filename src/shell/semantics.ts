@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import type { CommandOrigin, SimpleCommand } from './types.ts';
 import { isHarmlessEnvAssignment } from './env-vars.ts';
 import { tooComplex } from './walk-errors.ts';
@@ -61,7 +61,7 @@ const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash
 const printableName = /^[\x21-\x7e]+$/;
 
 /** Rejects commands whose meaning cannot be decided from the command line alone. */
-export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetails, node: Node): void {
+export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetails, node: SyntaxNode): void {
   for (const command of [raw, unwrapped.command]) {
     const name = command.argv[0];
     if (name === undefined) continue;
@@ -103,7 +103,7 @@ export function shellBody(
   inner: SimpleCommand,
   details: UnwrapDetails,
   stdin: StdinBody | undefined,
-  node: Node,
+  node: SyntaxNode,
 ): { text: string; origin: CommandOrigin } | undefined {
   const [name, ...args] = inner.argv;
   if (name === undefined) return undefined;

@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import { checkArithmeticExpansion, isFixedArithmeticOperand } from './arithmetic.ts';
 import type { ArgKind } from './types.ts';
 import { tooComplex } from './walk-errors.ts';
@@ -40,7 +40,7 @@ const gluingTokens = new Set(['(', ')', '&&', '||']);
 
 interface Item {
   word: ResolvedWord;
-  node: Node;
+  node: SyntaxNode;
   operator: boolean;
 }
 
@@ -51,7 +51,7 @@ function hasExpansion(text: string): boolean {
   return /`|\$[A-Za-z_{(0-9@*#?!$-]|[<>]\(/.test(text);
 }
 
-function operandWord(node: Node, host: WordHost): ResolvedWord {
+function operandWord(node: SyntaxNode, host: WordHost): ResolvedWord {
   if (node.type === 'arithmetic_expansion') {
     checkArithmeticExpansion(node, (child) => host.tick(child));
     return { text: node.text, kind: 'dynamic', unquoted: '' };
@@ -61,7 +61,7 @@ function operandWord(node: Node, host: WordHost): ResolvedWord {
   return resolved;
 }
 
-function flatten(node: Node, host: WordHost, double: boolean, into: Item[]): void {
+function flatten(node: SyntaxNode, host: WordHost, double: boolean, into: Item[]): void {
   host.tick(node);
   if (!node.isNamed) {
     into.push({ word: literal(node.type), node, operator: true });
@@ -142,7 +142,7 @@ export function checkTestArguments(words: readonly ResolvedWord[], single: reado
 }
 
 /** The words of a `test_command` node, checked; the caller emits them as one command. */
-export function testCommandWords(node: Node, host: WordHost): ResolvedWord[] {
+export function testCommandWords(node: SyntaxNode, host: WordHost): ResolvedWord[] {
   const open = node.children[0];
   const close = node.children[node.children.length - 1];
   const double = open?.type === '[[';
@@ -188,7 +188,7 @@ export function testCommandWords(node: Node, host: WordHost): ResolvedWord[] {
  * `test …` and `[ … ]` written as ordinary commands (also behind `command`, `builtin`, `env`): the
  * same rules, with quoting read from the syntax nodes.
  */
-export function checkPlainTestCommand(nodes: readonly Node[], words: readonly ResolvedWord[]): void {
+export function checkPlainTestCommand(nodes: readonly SyntaxNode[], words: readonly ResolvedWord[]): void {
   const argv = words.map((word) => word.text);
   const argKinds: ArgKind[] = words.map((word) => word.kind);
   const inner = unwrapCommandDetailed({ argv, argKinds, envVars: [], redirects: [], text: '' }).command;

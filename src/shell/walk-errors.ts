@@ -9,7 +9,17 @@ export class TooComplexError extends Error {
   }
 }
 
-/** Abandons analysis with a reason the model can act on. */
+/**
+ * Abandons analysis with a reason the model can act on. The error never leaves the analysis (the
+ * entry points turn it into a result), so no stack trace is captured: that was a large part of the
+ * cost of rejecting a command.
+ */
 export function tooComplex(reason: string, nodeType?: string): never {
-  throw new TooComplexError(reason, nodeType);
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    throw new TooComplexError(reason, nodeType);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }

@@ -1,4 +1,5 @@
-import type { Node } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
+import { copySyntaxTree, type SyntaxNode } from './syntax-node.ts';
 import { type ConstructHost, constructTypes, walkConstruct } from './constructs.ts';
 import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
@@ -10,7 +11,7 @@ import { checkPlainTestCommand } from './test-expression.ts';
 import { screenCommandText } from './text-checks.ts';
 import type { ArgKind, CommandOrigin, EnvVar, Redirect, SimpleCommand } from './types.ts';
 import { TooComplexError, tooComplex } from './walk-errors.ts';
-import { checkExpansions, type ResolvedWord, resolveWord, type WordHost } from './word-resolver.ts';
+import { checkExpansions, type ResolvedWord, resolveWord } from './word-resolver.ts';
 import { type UnwrapDetails, unwrapCommandDetailed } from './wrappers.ts';
 
 /** Longest source the walker parses at all; longer input is treated as adversarial. */
@@ -60,7 +61,7 @@ interface Collector {
   redirects: Redirect[];
   stdin?: StdinBody;
   /** Statements tree-sitter nested inside a heredoc node (the rest of the line). */
-  trailing: Node[];
+  trailing: SyntaxNode[];
 }
 
 function collector(redirects: Redirect[] = []): Collector {
@@ -89,7 +90,7 @@ function nestedFrame(origin: CommandOrigin, nesting: number, stdin: StdinSource 
 const separatorTokens = new Set([';', '&', '(', ')', '{', '}', '\n']);
 const shellRedirectTypes = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 
-class Walker implements WordHost {
+class Walker implements ConstructHost<Frame> {
   readonly commands: WalkedCommand[] = [];
   cdCount = 0;
   private nodes = 0;
@@ -105,24 +106,32 @@ class Walker implements WordHost {
     this.currentCwd = options.cwd ?? null;
   }
 
-  /** What the compound-command walker (constructs.ts) may call back into. */
-  private readonly constructs: ConstructHost<Frame> = {
-    walkStatement: (node, frame, cwd) => this.statement(node, frame, cwd),
-    partFrame: (frame) => groupFrame(frame),
-    emitWords: (words, frame, cwd, node) => {
-      this.currentCwd = cwd;
-      this.currentFrame = frame;
-      const own = frame.tail ?? collector();
-      return this.emit(words, [], own, node.text, withoutTail(frame), cwd, node);
-    },
-    assignVariable: (name) => this.trackedVariables.add(name),
-    substitution: (node) => this.substitution(node),
-    isTracked: (name) => this.isTracked(name),
-    tick: (node) => this.tick(node),
-    directoryChanges: () => this.cdCount,
-  };
+  // What the compound-command walker (constructs.ts) calls back into: the walker itself is the host,
+  // so no callback objects are made per command line.
+  walkStatement(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
+    return this.statement(node, frame, cwd);
+  }
 
-  tick(node: Node): void {
+  partFrame(frame: Frame): Frame {
+    return groupFrame(frame);
+  }
+
+  emitWords(words: ResolvedWord[], frame: Frame, cwd: string | null, node: SyntaxNode): CwdState {
+    this.currentCwd = cwd;
+    this.currentFrame = frame;
+    const own = frame.tail ?? collector();
+    return this.emit(words, [], own, node.text, withoutTail(frame), cwd, node);
+  }
+
+  assignVariable(name: string): void {
+    this.trackedVariables.add(name);
+  }
+
+  directoryChanges(): number {
+    return this.cdCount;
+  }
+
+  tick(node: SyntaxNode): void {
     this.nodes++;
     if (this.nodes > maxNodes) tooComplex('the command is too large to analyse', node.type);
   }
@@ -131,7 +140,7 @@ class Walker implements WordHost {
     return this.trackedVariables.has(name);
   }
 
-  substitution(node: Node): string | undefined {
+  substitution(node: SyntaxNode): string | undefined {
     const open = node.children[0]?.type ?? '';
     if (open === '`' && node.text.includes('\\')) {
       tooComplex('backslashes inside backticks are read differently by bash; use $( ) instead', node.type);
@@ -167,24 +176,20 @@ class Walker implements WordHost {
     const outcome = parseBash(parsed);
     if (outcome.kind === 'unavailable') throw new ParserUnavailable();
     if (outcome.kind === 'timeout') tooComplex('parsing took too long; the command may be adversarial');
-    const tree = outcome.tree;
+    const root = copiedRoot(outcome.tree, parsed, this.nodes);
     const saved = { heredocs: this.heredocs, unmasked: this.unmasked };
     this.unmasked = plan ? text : undefined;
     try {
-      const root = tree.rootNode;
-      if (root.hasError) tooComplex('bash syntax error or construct the parser does not understand', 'ERROR');
-      if (root.descendantCount + this.nodes > maxNodes) tooComplex('the command is too large to analyse');
       checkCoverage(root, parsed);
       this.heredocs = parsed.includes('<') ? verifyHeredocs(root, plan) : new Map();
       return this.sequence(root, frame, cwd);
     } finally {
       this.heredocs = saved.heredocs;
       this.unmasked = saved.unmasked;
-      tree.delete();
     }
   }
 
-  private statement(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private statement(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     this.tick(node);
     switch (node.type) {
       case 'program':
@@ -216,7 +221,7 @@ class Walker implements WordHost {
       case 'comment':
         return { success: cwd, any: cwd };
       default:
-        if (constructTypes.has(node.type)) return walkConstruct(this.constructs, node, frame, cwd);
+        if (constructTypes.has(node.type)) return walkConstruct(this, node, frame, cwd);
         return tooComplex(
           `${node.type.replaceAll('_', ' ')} is not analysed; run simpler commands`,
           node.type,
@@ -225,7 +230,7 @@ class Walker implements WordHost {
   }
 
   /** Statements separated by `;`, `&` or newlines, in program, subshell, group or substitution bodies. */
-  private sequence(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private sequence(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     let state: CwdState = { success: cwd, any: cwd };
     const children = node.children;
     for (let index = 0; index < children.length; index++) {
@@ -255,7 +260,7 @@ class Walker implements WordHost {
     return state;
   }
 
-  private list(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private list(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     const [left, operator, right, ...rest] = node.children;
     if (!left || !operator || !right || rest.length > 0) tooComplex('unexpected list shape', node.type);
     const first = this.statement(left, withoutTail(frame), cwd);
@@ -270,7 +275,7 @@ class Walker implements WordHost {
     return tooComplex(`unexpected operator ${operator.type}`, operator.type);
   }
 
-  private pipeline(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private pipeline(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     let last: CwdState = { success: cwd, any: cwd };
     const parts = node.children.filter((child) => child.isNamed);
     // Every part after the first reads what the part before it printed.
@@ -292,9 +297,9 @@ class Walker implements WordHost {
     return { success: after, any: after };
   }
 
-  private redirected(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private redirected(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     const gathered = collector();
-    let body: Node | undefined;
+    let body: SyntaxNode | undefined;
     for (const child of node.children) {
       if (shellRedirectTypes.has(child.type)) {
         if (body) checkDescriptorPlacement(body, child);
@@ -336,7 +341,7 @@ class Walker implements WordHost {
   }
 
   /** tree-sitter nests the rest of a line after a heredoc start inside the heredoc node. */
-  private trailing(nodes: Node[], frame: Frame, state: CwdState): CwdState {
+  private trailing(nodes: SyntaxNode[], frame: Frame, state: CwdState): CwdState {
     if (nodes.length === 0) return state;
     let current = state;
     for (const node of nodes) {
@@ -355,7 +360,7 @@ class Walker implements WordHost {
     return { success: after, any: after };
   }
 
-  private redirect(node: Node, into: Collector): void {
+  private redirect(node: SyntaxNode, into: Collector): void {
     this.tick(node);
     switch (node.type) {
       case 'file_redirect': {
@@ -381,7 +386,7 @@ class Walker implements WordHost {
     }
   }
 
-  private heredoc(node: Node, into: Collector): void {
+  private heredoc(node: SyntaxNode, into: Collector): void {
     let span: HeredocSpan | undefined;
     for (const child of node.children) {
       this.tick(child);
@@ -409,10 +414,10 @@ class Walker implements WordHost {
     into.stdin = { text: span.body, literal: span.literal };
   }
 
-  private fileRedirect(node: Node): Redirect {
+  private fileRedirect(node: SyntaxNode): Redirect {
     let fd: number | undefined;
     let operator = '';
-    const destinations: Node[] = [];
+    const destinations: SyntaxNode[] = [];
     for (const child of node.children) {
       this.tick(child);
       if (child.type === 'file_descriptor') {
@@ -439,7 +444,7 @@ class Walker implements WordHost {
     return withFd({ operator, target: resolved.text }, fd);
   }
 
-  private resolveArguments(nodes: Node[]): ResolvedWord[] {
+  private resolveArguments(nodes: SyntaxNode[]): ResolvedWord[] {
     return nodes.map((node) => {
       const resolved = resolveWord(node, this);
       checkExpansions(resolved, node);
@@ -448,7 +453,7 @@ class Walker implements WordHost {
   }
 
   /** `prefixOfRead`: the assignment is a prefix of `read`, where `IFS=…` only splits what read reads. */
-  private assignment(node: Node, prefixOfRead = false): EnvVar {
+  private assignment(node: SyntaxNode, prefixOfRead = false): EnvVar {
     const name = node.childForFieldName('name');
     if (name?.type !== 'variable_name')
       tooComplex(`unsupported assignment ${node.text.slice(0, 40)}`, node.type);
@@ -465,12 +470,12 @@ class Walker implements WordHost {
     return { name: name.text, value: value.text, literal: value.kind === 'literal' };
   }
 
-  private command(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private command(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     const outer = frame.tail;
     this.currentCwd = cwd;
     this.currentFrame = frame;
     const envVars: EnvVar[] = [];
-    const words: Node[] = [];
+    const words: SyntaxNode[] = [];
     const gathered = collector();
     for (const child of node.children) {
       this.tick(child);
@@ -496,7 +501,7 @@ class Walker implements WordHost {
   }
 
   /** Bare assignments and `export`/`declare`/`local`/`unset`: shell-state commands. */
-  private shellStateCommand(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private shellStateCommand(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     const redirects = frame.tail ?? collector();
     if (redirects.stdin) tooComplex('a heredoc feeding an assignment is not analysed', node.type);
     this.currentCwd = cwd;
@@ -538,7 +543,7 @@ class Walker implements WordHost {
     return this.emit(words, [], redirects, node.text, frame, cwd, node);
   }
 
-  private emptyCommand(node: Node, frame: Frame, cwd: string | null): CwdState {
+  private emptyCommand(node: SyntaxNode, frame: Frame, cwd: string | null): CwdState {
     const gathered = collector();
     this.redirect(node, gathered);
     if (gathered.trailing.length > 0)
@@ -553,7 +558,7 @@ class Walker implements WordHost {
     text: string,
     frame: Frame,
     cwd: string | null,
-    node: Node,
+    node: SyntaxNode,
   ): CwdState {
     const redirects = frame.redirects.length > 0 ? own.redirects.concat(frame.redirects) : own.redirects;
     const stdin = own.stdin;
@@ -561,12 +566,18 @@ class Walker implements WordHost {
       stdin || redirects.some((redirect) => inputOperators.has(redirect.operator) && (redirect.fd ?? 0) === 0)
         ? { kind: 'unknown' }
         : frame.stdin;
+    const argv: string[] = [];
+    const argKinds: ArgKind[] = [];
+    for (const word of words) {
+      argv.push(word.text);
+      argKinds.push(word.kind);
+    }
     const raw: SimpleCommand = {
-      argv: words.map((word) => word.text),
+      argv,
       envVars,
       redirects,
       text: this.unmasked?.slice(node.startIndex, node.endIndex) ?? text,
-      argKinds: words.map((word) => word.kind),
+      argKinds,
       origin: frame.origin,
     };
     const unwrapped = unwrapCommandDetailed(raw);
@@ -574,14 +585,18 @@ class Walker implements WordHost {
     checkCommandSemantics(raw, unwrapped, node);
     const commandCwd =
       unwrapped.chdir === undefined ? cwd : resolveChdir(cwd, unwrapped.chdir, this.options.home);
+    // Written out rather than spread: this runs once per command and spreading is the slow path.
     const walked: WalkedCommand = {
-      ...raw,
-      argKinds: raw.argKinds ?? [],
+      argv,
+      envVars,
+      redirects,
+      text: raw.text,
+      argKinds,
       origin: frame.origin,
       cwd: commandCwd,
       unwrapped,
-      ...(input ? { stdin: input } : {}),
     };
+    if (input) walked.stdin = input;
     this.commands.push(walked);
     const inner = unwrapped.command;
     const body = shellBody(inner, unwrapped, stdin, node);
@@ -610,14 +625,29 @@ class Walker implements WordHost {
   }
 }
 
+/**
+ * The parsed tree as plain objects (syntax-node.ts), after the checks that need only tree-sitter's
+ * root: syntax errors, and the node budget (`walked` nodes analysed so far). Frees the tree.
+ */
+function copiedRoot(tree: Tree, parsed: string, walked: number): SyntaxNode {
+  try {
+    const root = tree.rootNode;
+    if (root.hasError) tooComplex('bash syntax error or construct the parser does not understand', 'ERROR');
+    if (root.descendantCount + walked > maxNodes) tooComplex('the command is too large to analyse');
+    return copySyntaxTree(tree, parsed);
+  } finally {
+    tree.delete();
+  }
+}
+
 /** Whether a command node runs the `read` builtin, named by a plain word. */
-function runsRead(node: Node): boolean {
+function runsRead(node: SyntaxNode): boolean {
   const name = node.childForFieldName('name');
   return name?.namedChildCount === 1 && name.namedChildren[0]?.type === 'word' && name.text === 'read';
 }
 
 /** The directory a `$( … )` of exactly one path-listing command lists (path-listers.ts). */
-function listedBy(node: Node, commands: readonly WalkedCommand[]): string | undefined {
+function listedBy(node: SyntaxNode, commands: readonly WalkedCommand[]): string | undefined {
   const [only, ...rest] = commands;
   const body = node.namedChildren;
   if (!only || rest.length > 0 || node.children[0]?.type !== '$(') return undefined;
@@ -627,7 +657,7 @@ function listedBy(node: Node, commands: readonly WalkedCommand[]): string | unde
 }
 
 /** The input a pipeline part hands to the next: names below a directory when it is one path lister. */
-function pipedListing(node: Node, commands: readonly WalkedCommand[]): StdinSource | undefined {
+function pipedListing(node: SyntaxNode, commands: readonly WalkedCommand[]): StdinSource | undefined {
   const [only, ...rest] = commands;
   const simple =
     node.type === 'command' ||

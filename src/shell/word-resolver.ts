@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-node.ts';
 import { checkArithmeticExpansion } from './arithmetic.ts';
 import { listedPathsWord } from './path-listers.ts';
 import {
@@ -23,11 +23,11 @@ export interface WordHost {
    * Analyses the body of `$(…)`, backticks, `<(…)` or `>(…)`. Returns the directory whose paths the
    * body lists when it is a path lister (path-listers.ts), else nothing.
    */
-  substitution(node: Node): string | undefined;
+  substitution(node: SyntaxNode): string | undefined;
   /** True for variables assigned earlier in this command line. */
   isTracked(name: string): boolean;
   /** Counts nodes against the budget. */
-  tick(node: Node): void;
+  tick(node: SyntaxNode): void;
 }
 
 const rank: Record<ArgKind, number> = { literal: 0, glob: 1, dynamic: 2 };
@@ -69,7 +69,7 @@ function doubleQuotedContent(raw: string): string {
 
 const specialVariables = /^(?:[0-9]|[?#$!*@_-])$/;
 
-function variableText(node: Node, host: WordHost): ResolvedWord {
+function variableText(node: SyntaxNode, host: WordHost): ResolvedWord {
   const name = node.namedChildren[0];
   if (
     !name ||
@@ -93,7 +93,7 @@ function variableText(node: Node, host: WordHost): ResolvedWord {
   return { text, kind: 'dynamic', unquoted: '' };
 }
 
-function doubleQuoted(node: Node, host: WordHost): ResolvedWord {
+function doubleQuoted(node: SyntaxNode, host: WordHost): ResolvedWord {
   let text = '';
   let kind: ArgKind = 'literal';
   const source = node.text;
@@ -140,13 +140,13 @@ function doubleQuoted(node: Node, host: WordHost): ResolvedWord {
  * `$(( … ))` with fixed operands only (see arithmetic.ts). Its value is a number known when the
  * command runs; the text stays as written, which marks the word as runtime-valued.
  */
-function arithmeticText(node: Node, host: WordHost): string {
+function arithmeticText(node: SyntaxNode, host: WordHost): string {
   checkArithmeticExpansion(node, (child) => host.tick(child));
   return node.text;
 }
 
 /** Resolves one argument node to its final text, or abandons analysis for anything not understood. */
-export function resolveWord(node: Node, host: WordHost, whole = true): ResolvedWord {
+export function resolveWord(node: SyntaxNode, host: WordHost, whole = true): ResolvedWord {
   host.tick(node);
   switch (node.type) {
     case 'word':
@@ -201,7 +201,7 @@ export function resolveWord(node: Node, host: WordHost, whole = true): ResolvedW
  * Expansion checks on a whole resolved word: brace expansion, zsh `=cmd` and `~[…]`, and
  * directory-stack tildes, all of which change the word in ways the resolved text does not show.
  */
-export function checkExpansions(word: ResolvedWord, node: Node): void {
+export function checkExpansions(word: ResolvedWord, node: SyntaxNode): void {
   const unquoted = word.unquoted;
   if (unquoted.includes('{') && (unquoted.includes(',') || unquoted.includes('..'))) {
     tooComplex(
