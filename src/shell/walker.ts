@@ -673,7 +673,7 @@ function pipedListing(node: SyntaxNode, commands: readonly WalkedCommand[]): Std
  * of descriptor 0 (the digits touch the operator). The two readings give the program different
  * words, so a digit argument that touches a redirection makes the line too complex to check.
  */
-function checkDescriptorPlacement(body: Node, redirect: Node): void {
+function checkDescriptorPlacement(body: SyntaxNode, redirect: SyntaxNode): void {
   if (redirect.children.some((child) => child.type === 'file_descriptor')) return;
   const words = body.type === 'command' ? body.namedChildren : [];
   const last = words[words.length - 1];
