@@ -6,7 +6,7 @@ import { locateRipgrepForRun, ripgrepErrorSummary, runRipgrep } from '../shared/
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { grepLimits, grepPrompt } from './grep.prompt.ts';
 import { type GrepSpec, ripgrepArgs, splitGlobs } from './grep-spec.ts';
-import { newestFirst } from '../shared/newest-first.ts';
+import { NewestFirst } from '../shared/newest-first.ts';
 import { jsGrep } from './js-grep.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { createDenyFilter, type DenyFilter, hiddenFilesNote } from '../shared/deny-filter.ts';
@@ -203,11 +203,14 @@ async function search(
   );
   const rg = await locateRipgrepForRun(context);
   const signal = context.run.abortController.signal;
-  // Every order is global and the same for every source. A file list is collected whole and ordered
-  // newest first before paging. Lines and counts come in path order: ripgrep searches in parallel
+  // Every order is global and the same for every source. A file list is ordered newest first before
+  // paging, each file stat'ed as ripgrep names it (only the newest offset + head_limit + 1 are held). Lines and counts come in path order: ripgrep searches in parallel
   // (its --sort would make it single-threaded) and efferent orders the files, holding only those
   // that can still fall inside the page; the JS walker already visits files in path order.
-  const listed: string[] = [];
+  const newest =
+    spec.mode === 'files_with_matches'
+      ? new NewestFirst(context.run.cwd, limit > 0 ? offset + limit + 1 : undefined)
+      : undefined;
   const byPath =
     rg.source !== 'js' && spec.nullAfterPath
       ? new PathOrderedLines(
@@ -215,8 +218,10 @@ async function search(
           filter ? (path) => filter.isHidden(path) : undefined,
         )
       : undefined;
-  const collect =
-    spec.mode === 'files_with_matches' ? (line: string) => void listed.push(line) : (byPath?.add ?? consume);
+  // Files the deny rules hide are dropped before they can take a place among the newest.
+  const collect = newest
+    ? (path: string) => void (filter?.isHidden(path) || newest.add(path))
+    : (byPath?.add ?? consume);
   const exit =
     rg.source === 'js'
       ? await jsGrep(spec, collect, signal, jsDeadline(context))
@@ -226,9 +231,7 @@ async function search(
           { cwd: context.run.cwd, env: context.run.env, signal },
           collect,
         );
-  if (spec.mode === 'files_with_matches') {
-    for (const path of await newestFirst(context.run.cwd, listed, signal)) if (consume(path) === false) break;
-  }
+  if (newest) for (const path of newest.ordered()) if (consume(path) === false) break;
   byPath?.drain(consume, spec.mode === 'content' && (spec.before > 0 || spec.after > 0));
   // A glob or type filter that leaves no file to search is no match, not a failure (ripgrep warns
   // "No files were searched" and suggests --debug, which means nothing to the model).
