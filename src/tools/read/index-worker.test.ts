@@ -42,7 +42,7 @@ describe('completeLineIndexInBackground', () => {
       const expected = expectedBoundaries(bytes, step);
       // A first read left the first few boundaries known.
       const index: LineIndex = { version: 'v', chunkBytes: step, newlinesBefore: expected.slice(0, 3) };
-      completeLineIndexInBackground({ path, size: stats.size, mtimeMs: stats.mtimeMs }, index);
+      completeLineIndexInBackground({ path, size: stats.size, mtimeMs: stats.mtimeMs }, index, 0);
       await pendingLineIndexBuild(index);
       expect(index.newlinesBefore).toEqual(expected);
       expect(index.totalLines).toBe(20_000);
@@ -68,7 +68,7 @@ describe('completeLineIndexInBackground', () => {
     const stats = statSync(path);
     utimesSync(path, new Date(stats.mtimeMs + 5000), new Date(stats.mtimeMs + 5000));
     const index: LineIndex = { version: 'v', chunkBytes: 1024, newlinesBefore: [0] };
-    completeLineIndexInBackground({ path, size: stats.size, mtimeMs: stats.mtimeMs }, index);
+    completeLineIndexInBackground({ path, size: stats.size, mtimeMs: stats.mtimeMs }, index, 0);
     await pendingLineIndexBuild(index);
     expect(index.newlinesBefore).toEqual([0]);
     expect(index.totalLines).toBeUndefined();

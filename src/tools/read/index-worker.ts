@@ -57,6 +57,9 @@ try {
 }
 `;
 
+/** Below this many unindexed bytes a later read scans them itself (a few milliseconds): no thread. */
+const minBackgroundBytes = 16 << 20;
+
 /** Bytes the worker reads at a time. */
 const workerChunkBytes = 4 << 20;
 
@@ -73,12 +76,17 @@ export interface IndexedFile {
  * Completes `index` to the end of the file in a worker thread, once per index: the read that started it
  * returns at once, and later reads anywhere in the same file version seek instead of scanning. The
  * thread does not keep the process alive; if it fails or the file changes, the index simply stays
- * partial (reads then scan as before).
+ * partial (reads then scan as before). Less than `minBytes` (16 MB) left to index is left to the reads.
  */
-export function completeLineIndexInBackground(file: IndexedFile, index: LineIndex): void {
+export function completeLineIndexInBackground(
+  file: IndexedFile,
+  index: LineIndex,
+  minBytes = minBackgroundBytes,
+): void {
   if (index.totalLines !== undefined || builds.has(index)) return;
   const firstStep = index.newlinesBefore.length - 1;
   const step = index.chunkBytes;
+  if (file.size - firstStep * step < minBytes) return;
   const chunkBytes = Math.max(step, Math.floor(workerChunkBytes / step) * step);
   const build = new Promise<void>((resolve) => {
     let worker: Worker;
