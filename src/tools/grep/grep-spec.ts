@@ -19,8 +19,9 @@ export interface GrepSpec {
   globs: string[];
   type: string | undefined;
   /**
-   * Content and count lines end the path with a NUL byte instead of `:`/`-` (rg --null), so a filter
-   * can split off the path even when a file name contains a colon. Never set for files_with_matches,
+   * Content and count lines end the path with a NUL byte instead of `:`/`-` (rg --null), so the
+   * ordering by path and the deny filter can split off the path even when a file name contains a
+   * colon. Set for every directory search in content and count mode; never for files_with_matches,
    * where each line is a path already.
    */
   nullAfterPath?: boolean;
