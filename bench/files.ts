@@ -7,7 +7,7 @@
  *   the first read (the line index is cold: every byte before the window is counted), later reads of
  *   the same window (index warm), and a read at the end after a first read at the top (the index
  *   completed by the background worker), plus peak RSS added, measured in a separate process.
- * `npx tsx bench/files.ts [--json] [--big | --size-mb N] [--runs N] [--tree-files N] [--only read]`
+ * `npx tsx bench/files.ts [--json] [--big | --size-mb N] [--runs N] [--tree-files N] [--read-only]`
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -327,8 +327,7 @@ async function main(): Promise<void> {
     return;
   }
   const runs = option('--runs', 7);
-  const only = args[args.indexOf('--only') + 1];
-  const search = only === 'read' ? [] : await benchSearch(runs, option('--tree-files', 100_000));
+  const search = args.includes('--read-only') ? [] : await benchSearch(runs, option('--tree-files', 100_000));
   const read = await benchRead(args.includes('--big') ? 1024 : option('--size-mb', 256));
   const targets = { grep: 1.3, glob: 1.3, readMs: 100, readAddedMb: 64 };
   if (json) {
