@@ -7,7 +7,7 @@ import { displayPath } from '../shared/paths.ts';
 import { locateRipgrepForRun, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
-import { newestFirst } from '../shared/newest-first.ts';
+import { NewestFirst } from '../shared/newest-first.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { globSearchRoot, literalPrefix } from './glob-root.ts';
@@ -82,6 +82,16 @@ function globMatcher(pattern: string): (path: string) => boolean {
   }
 }
 
+/**
+ * True when ripgrep's own `--glob` matches exactly what picomatch would, so its pre-filter is the
+ * whole answer: a star and a literal suffix (`*.ts`, `*.test.js`), alone or after a leading globstar
+ * segment. ripgrep's star may cross `/`, but a leading one only reaches back over directories that the
+ * basename rule (or the globstar) admits anyway.
+ */
+function ripgrepGlobIsExact(pattern: string): boolean {
+  return /^(?:\*\*\/)?\*[^*?[\]{}()!\\/]+$/.test(pattern);
+}
+
 async function listWithRipgrep(
   rgPath: string,
   root: string,
@@ -90,21 +100,23 @@ async function listWithRipgrep(
   respect: boolean,
   context: ToolUseContext,
   filter: DenyFilter | undefined,
-): Promise<string[]> {
+  order: NewestFirst,
+): Promise<void> {
   const args = ['--files', '--hidden', '--no-require-git', '--no-config'];
   // ripgrep may pre-filter in parallel when its glob admits a superset of what picomatch matches
   // (its `*` also crosses `/`): not for extglobs, negations or escapes, and not with ignore files
   // honoured, where a positive --glob would re-admit ignored files. It comes before the excluded
   // directories, because a later glob wins.
-  if (!respect && !/[()\\]/.test(pattern) && !pattern.startsWith('!')) args.push(`--glob=${pattern}`);
+  const prefiltered = !respect && !/[()\\]/.test(pattern) && !pattern.startsWith('!');
+  if (prefiltered) args.push(`--glob=${pattern}`);
   for (const name of excluded) args.push('--glob', `!${name}`);
   if (!respect) args.push('--no-ignore');
   // Walking only the literal prefix is faster, but ripgrep searches a directory it is given even when
   // an ignore file excludes it, so with ignore files honoured the whole root is walked.
   const prefix = respect ? '' : literalPrefix(pattern);
   if (prefix) args.push('--', prefix);
-  const matches = globMatcher(pattern);
-  const files: string[] = [];
+  const matches = prefiltered && ripgrepGlobIsExact(pattern) ? () => true : globMatcher(pattern);
+  let found = 0;
   const exit = await runRipgrep(
     rgPath,
     args,
@@ -112,20 +124,21 @@ async function listWithRipgrep(
     (line) => {
       const path = line.startsWith('./') ? line.slice(2) : line;
       if (!matches(path) || filter?.isHidden(join(root, path))) return true;
-      files.push(path);
+      // Stat'ed now, while ripgrep is still walking, for the newest-first order.
+      order.add(path);
+      found++;
       return true;
     },
   );
   // A missing literal prefix directory is simply no match.
   if (
     exit.exitCode === 2 &&
-    files.length === 0 &&
+    found === 0 &&
     /error/i.test(exit.stderr) &&
     !/No such file or directory/i.test(exit.stderr)
   ) {
     throw new EfferentError(ErrorCodes.toolFailed, `Glob failed: ${ripgrepErrorSummary(exit.stderr)}`);
   }
-  return files;
 }
 
 async function listWithJs(
@@ -135,18 +148,17 @@ async function listWithJs(
   respect: boolean,
   context: ToolUseContext,
   filter: DenyFilter | undefined,
-): Promise<string[]> {
+  order: NewestFirst,
+): Promise<void> {
   const matches = globMatcher(pattern);
-  const found: string[] = [];
   for await (const path of walkFiles({
     root,
     respectIgnoreFiles: respect,
     excludeDirectories: excluded,
     signal: context.run.abortController.signal,
   })) {
-    if (matches(path) && !filter?.isHidden(join(root, path))) found.push(path);
+    if (matches(path) && !filter?.isHidden(join(root, path))) order.add(path);
   }
-  return found;
 }
 
 /** Makes a Glob tool with the given ignore policy ({@link GlobTool} uses the defaults). */
@@ -179,17 +191,23 @@ export function createGlobTool(options: GlobOptions = {}) {
       const respect = respectsIgnoreFiles(options, context);
       const rg = await locateRipgrepForRun(context);
       const filter = createDenyFilter(context);
-      const listed =
-        rg.source === 'js'
-          ? await listWithJs(target.absolutePath, pattern, excluded, respect, context, filter)
-          : await listWithRipgrep(rg.path, target.absolutePath, pattern, excluded, respect, context, filter);
       // Newest first across the whole tree, whichever source listed the files.
-      const found = await newestFirst(
-        target.absolutePath,
-        listed,
-        context.run.abortController.signal,
-        maxGlobResults + 1,
-      );
+      const order = new NewestFirst(target.absolutePath, maxGlobResults + 1);
+      if (rg.source === 'js') {
+        await listWithJs(target.absolutePath, pattern, excluded, respect, context, filter, order);
+      } else {
+        await listWithRipgrep(
+          rg.path,
+          target.absolutePath,
+          pattern,
+          excluded,
+          respect,
+          context,
+          filter,
+          order,
+        );
+      }
+      const found = order.ordered();
       const truncated = found.length > maxGlobResults;
       const filenames = found
         .slice(0, maxGlobResults)

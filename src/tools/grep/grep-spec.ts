@@ -19,8 +19,9 @@ export interface GrepSpec {
   globs: string[];
   type: string | undefined;
   /**
-   * Content and count lines end the path with a NUL byte instead of `:`/`-` (rg --null), so a filter
-   * can split off the path even when a file name contains a colon. Never set for files_with_matches,
+   * Content and count lines end the path with a NUL byte instead of `:`/`-` (rg --null), so the
+   * ordering by path and the deny filter can split off the path even when a file name contains a
+   * colon. Set for every directory search in content and count mode; never for files_with_matches,
    * where each line is a path already.
    */
   nullAfterPath?: boolean;
@@ -48,9 +49,10 @@ export function splitGlobs(glob: string | undefined): string[] {
 }
 
 /**
- * ripgrep arguments for a spec. Output order is made deterministic so offset paging never skips or
- * repeats: lines and counts by path; file lists are ordered newest first by the caller (as the
- * reference does), because ripgrep's `--sortr modified` is per directory before version 14.
+ * ripgrep arguments for a spec. ripgrep searches in parallel and prints in no fixed order; the caller
+ * makes the order deterministic so offset paging never skips or repeats: lines and counts by path
+ * (ripgrep's `--sort path` would make the search single-threaded), file lists newest first (as the
+ * reference does; ripgrep's `--sortr modified` is per directory before version 14).
  */
 export function ripgrepArgs(spec: GrepSpec): string[] {
   const args = ['--hidden', '--no-require-git', '--color', 'never', '--no-heading'];
@@ -68,10 +70,9 @@ export function ripgrepArgs(spec: GrepSpec): string[] {
       args.push('--files-with-matches');
       break;
     case 'count':
-      args.push('--count', '--with-filename', '--sort', 'path');
+      args.push('--count', '--with-filename');
       break;
     case 'content':
-      args.push('--sort', 'path');
       if (spec.lineNumbers) args.push('--line-number');
       if (spec.onlyMatching) args.push('--only-matching');
       if (spec.before > 0) args.push('--before-context', String(spec.before));

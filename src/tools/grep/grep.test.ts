@@ -5,7 +5,7 @@ import { toolInputJsonSchema } from '../../core/index.ts';
 import { runRipgrep } from '../shared/ripgrep.ts';
 import { makeTempProject, ripgrepEnv, runTool, type TempProject } from '../shared/test-support.ts';
 import { type GrepOutput, GrepTool } from './grep.ts';
-import { splitGlobs } from './grep-spec.ts';
+import { ripgrepArgs, splitGlobs } from './grep-spec.ts';
 
 let project: TempProject;
 let scratch: TempProject;
@@ -55,6 +55,28 @@ describe('Grep contract', () => {
   it('splits glob lists outside braces only', () => {
     expect(splitGlobs('*.ts, *.tsx')).toEqual(['*.ts', '*.tsx']);
     expect(splitGlobs('**/*.{ts,tsx} !dist/**')).toEqual(['**/*.{ts,tsx}', '!dist/**']);
+  });
+
+  it('never asks ripgrep to sort, which would make it single-threaded', () => {
+    for (const mode of ['content', 'count', 'files_with_matches'] as const) {
+      const args = ripgrepArgs({
+        pattern: 'x',
+        searchArg: undefined,
+        absoluteTarget: '/tmp',
+        targetIsFile: false,
+        mode,
+        caseInsensitive: false,
+        onlyMatching: false,
+        lineNumbers: true,
+        before: 0,
+        after: 0,
+        multiline: false,
+        globs: [],
+        type: undefined,
+        nullAfterPath: mode !== 'files_with_matches',
+      });
+      expect(args.filter((arg) => arg.startsWith('--sort'))).toEqual([]);
+    }
   });
 
   it('stops reading and kills the child once the caller has enough lines', async () => {
@@ -126,6 +148,39 @@ describe.each(['system', 'bundled', 'js'] as const)('Grep with %s ripgrep', (sou
     expect(after.ok && after.data.content).toBe('a.txt:2:Two needle\na.txt-3-three');
     const only = await grep({ pattern: 'n\\w+e', output_mode: 'content', '-o': true });
     expect(only.ok && only.data.content).toBe('a.txt:2:needle');
+  });
+
+  it('orders lines and counts by path as rg --sort path does, searching in parallel, and pages without gaps', async () => {
+    // Names where comparing whole strings and comparing level by level disagree (a/… before a-c).
+    const names = ['a/b.txt', 'a-c.txt', 'a.d/x.txt', 'ab.txt', 'a/b/c.txt', 'z.txt'];
+    for (let index = 0; index < 40; index++) names.push(`d${index % 4}/sub${index % 3}/f${index}.txt`);
+    for (const name of names) await put(name, 'before\nneedle one\nafter\ngap\ngap\nneedle two\n');
+    const { rgPath } = await import('@vscode/ripgrep');
+    const reference = (args: string[]) =>
+      new Promise<string>((resolve) => {
+        const lines: string[] = [];
+        void runRipgrep(rgPath, ['--sort', 'path', '--no-config', ...args], { cwd: project.root }, (line) => {
+          lines.push(line);
+          return true;
+        }).then(() => resolve(lines.join('\n')));
+      });
+    const content = await grep({ pattern: 'needle', output_mode: 'content', context: 1, head_limit: 0 });
+    expect(content.ok && content.data.content).toBe(await reference(['-n', '-C1', 'needle']));
+    const count = await grep({ pattern: 'needle', output_mode: 'count', head_limit: 0 });
+    expect(count.ok && count.data.content).toBe(await reference(['--count', 'needle']));
+    const all = content.ok ? (content.data.content ?? '').split('\n') : [];
+    const pages: string[] = [];
+    for (let offset = 0; offset < all.length; offset += 37) {
+      const page = await grep({
+        pattern: 'needle',
+        output_mode: 'content',
+        context: 1,
+        head_limit: 37,
+        offset,
+      });
+      pages.push(...(page.ok ? (page.data.content ?? '').split('\n') : []));
+    }
+    expect(pages).toEqual(all);
   });
 
   it('matches across lines in multiline mode', async () => {

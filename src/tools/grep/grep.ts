@@ -6,11 +6,15 @@ import { locateRipgrepForRun, ripgrepErrorSummary, runRipgrep } from '../shared/
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { grepLimits, grepPrompt } from './grep.prompt.ts';
 import { type GrepSpec, ripgrepArgs, splitGlobs } from './grep-spec.ts';
-import { newestFirst } from '../shared/newest-first.ts';
+import { NewestFirst } from '../shared/newest-first.ts';
 import { jsGrep } from './js-grep.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { createDenyFilter, type DenyFilter, hiddenFilesNote } from '../shared/deny-filter.ts';
 import { filterGrepLines } from './grep-deny-filter.ts';
+import { PathOrderedLines } from './path-order.ts';
+
+/** The deny filter of a session without Read deny rules. */
+const showEverything: DenyFilter = { isHidden: () => false, hiddenFiles: 0 };
 
 const inputSchema = z.strictObject({
   pattern: z.string().describe('The regular expression pattern to search for in file contents'),
@@ -124,11 +128,11 @@ function buildSpec(
   input: GrepInput,
   target: { absolutePath: string; isDirectory: boolean },
   cwd: string,
-  filtering: boolean,
 ): GrepSpec {
   const mode = input.output_mode ?? 'files_with_matches';
-  // A filter needs to split the path off each content or count line (see filterGrepLines).
-  const nullAfterPath = filtering && target.isDirectory && mode !== 'files_with_matches';
+  // Ordering by path and the deny filter both split the path off each content or count line (see
+  // PathOrderedLines and filterGrepLines).
+  const nullAfterPath = target.isDirectory && mode !== 'files_with_matches';
   const around = input.context ?? input['-C'];
   let searchArg: string | undefined;
   if (target.absolutePath !== cwd) {
@@ -191,15 +195,33 @@ async function search(
     }
     return true;
   };
-  const consume = filter
-    ? filterGrepLines(spec, filter, spec.mode === 'content' && (input['-n'] ?? true), onLine)
-    : onLine;
+  const consume = filterGrepLines(
+    spec,
+    filter ?? showEverything,
+    spec.mode === 'content' && (input['-n'] ?? true),
+    onLine,
+  );
   const rg = await locateRipgrepForRun(context);
   const signal = context.run.abortController.signal;
-  // A file list is collected whole and ordered newest first before paging, so the order is global
-  // and the same for every source; lines and counts stream in path order.
-  const listed: string[] = [];
-  const collect = spec.mode === 'files_with_matches' ? (line: string) => void listed.push(line) : consume;
+  // Every order is global and the same for every source. A file list is ordered newest first before
+  // paging, each file stat'ed as ripgrep names it (only the newest offset + head_limit + 1 are held). Lines and counts come in path order: ripgrep searches in parallel
+  // (its --sort would make it single-threaded) and efferent orders the files, holding only those
+  // that can still fall inside the page; the JS walker already visits files in path order.
+  const newest =
+    spec.mode === 'files_with_matches'
+      ? new NewestFirst(context.run.cwd, limit > 0 ? offset + limit + 1 : undefined)
+      : undefined;
+  const byPath =
+    rg.source !== 'js' && spec.nullAfterPath
+      ? new PathOrderedLines(
+          { offset, limit, maxChars: grepLimits.maxCollectedChars },
+          filter ? (path) => filter.isHidden(path) : undefined,
+        )
+      : undefined;
+  // Files the deny rules hide are dropped before they can take a place among the newest.
+  const collect = newest
+    ? (path: string) => void (filter?.isHidden(path) || newest.add(path))
+    : (byPath?.add ?? consume);
   const exit =
     rg.source === 'js'
       ? await jsGrep(spec, collect, signal, jsDeadline(context))
@@ -209,9 +231,8 @@ async function search(
           { cwd: context.run.cwd, env: context.run.env, signal },
           collect,
         );
-  if (spec.mode === 'files_with_matches') {
-    for (const path of await newestFirst(context.run.cwd, listed, signal)) if (consume(path) === false) break;
-  }
+  if (newest) for (const path of newest.ordered()) if (consume(path) === false) break;
+  byPath?.drain(consume, spec.mode === 'content' && (spec.before > 0 || spec.after > 0));
   // A glob or type filter that leaves no file to search is no match, not a failure (ripgrep warns
   // "No files were searched" and suggests --debug, which means nothing to the model).
   const nothingSearched = /No files were searched/i.test(exit.stderr);
@@ -290,7 +311,7 @@ export const GrepTool = buildTool<GrepInput, GrepOutput>({
   async call(input, context) {
     const target = await resolveSearchTarget(input.path, context, true);
     const filter = createDenyFilter(context);
-    const spec = buildSpec(input, target, context.run.cwd, filter !== undefined);
+    const spec = buildSpec(input, target, context.run.cwd);
     // A single file the rules hide (reached, say, through a link) yields nothing at all.
     if (filter && spec.targetIsFile && filter.isHidden(spec.absoluteTarget)) {
       return { data: { mode: spec.mode, numFiles: 0, filenames: [], hiddenByDenyRules: 1 } };

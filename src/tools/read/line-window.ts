@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { type LineIndex, nearestStart, recordChunkStart } from './line-index.ts';
 import { releaseNewlineCounter, takeNewlineCounter } from './newline-count.ts';
+import { pendingLineIndexBuild } from './index-worker.ts';
 import { prescanLineIndex } from './prescan.ts';
 
 /** What to read from a large text file. */
@@ -54,6 +55,7 @@ export const numberingOverhead = 8;
 export async function readLineWindow(path: string, request: LineWindowRequest): Promise<LineWindow> {
   const step = request.index?.chunkBytes ?? windowChunkBytes;
   const chunkBytes = request.readBytes ?? Math.max(step, Math.floor(readChunkBytes / step) * step);
+  if (request.index) await awaitBackgroundIndex(request.index, request.startLine, request.signal);
   const handle = await open(path, 'r');
   try {
     if (request.index && request.startLine > 0 && (await handle.stat()).size >= prescanMinBytes) {
@@ -68,6 +70,31 @@ export async function readLineWindow(path: string, request: LineWindowRequest): 
     return await readWindowFrom(handle, request, step, chunkBytes);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Waits for the background build of `index` when the index does not yet reach `startLine`: the worker
+ * is already reading those bytes, so scanning them here too would only compete with it.
+ */
+async function awaitBackgroundIndex(
+  index: LineIndex,
+  startLine: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const pending = pendingLineIndexBuild(index);
+  if (!pending || (index.newlinesBefore.at(-1) ?? 0) >= startLine) return;
+  signal?.throwIfAborted();
+  if (!signal) return pending;
+  let onAbort = () => {};
+  const aborted = new Promise<void>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([pending, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -153,6 +153,14 @@ function moduleBytes(pages: number): Uint8Array {
   ]);
 }
 
+/**
+ * The counting kernel as WebAssembly bytes, with memory for a buffer of `size` bytes at offset 0
+ * (exports `memory` and `count(pointer, length)`), for threads that compile their own copy.
+ */
+export function newlineCountModule(size: number): Uint8Array {
+  return moduleBytes(Math.ceil(size / pageSize));
+}
+
 /** A reusable read buffer whose newlines can be counted quickly. */
 export interface NewlineCounter {
   buffer: Buffer;

@@ -3,7 +3,8 @@ import { open, readFile } from 'node:fs/promises';
 import { EfferentError, ErrorCodes, type FileReadRecord, type ToolUseContext } from '../../core/index.ts';
 import { decodeText } from '../shared/text-file.ts';
 import { fileVersion, lineIndexFor } from './line-index.ts';
-import { numberingOverhead, readLineWindow, windowChunkBytes } from './line-window.ts';
+import { completeLineIndexInBackground } from './index-worker.ts';
+import { numberingOverhead, prescanMinBytes, readLineWindow, windowChunkBytes } from './line-window.ts';
 import { readLimits } from './read.prompt.ts';
 
 /** A window of a text file as Read returns it. */
@@ -103,15 +104,21 @@ export async function readTextWindow(
       lines.push(shown);
     }
   } else {
+    const index = lineIndexFor(context.run.readFileState, path, fileVersion(stats), windowChunkBytes);
     const window = await readLineWindow(path, {
       startLine: startIndex,
       maxLines,
       maxLineChars: readLimits.maxLineChars,
       maxChars: budget.chars,
       countAllLines: false,
-      index: lineIndexFor(context.run.readFileState, path, fileVersion(stats), windowChunkBytes),
+      index,
       signal,
     });
+    // A large file is indexed to its end in a worker thread after its first read, so later windows
+    // anywhere in this version of it cost only the window.
+    if (stats.size >= prescanMinBytes) {
+      completeLineIndexInBackground({ path, size: stats.size, mtimeMs: stats.mtimeMs }, index);
+    }
     lines = window.lines;
     totalLines = window.totalLines;
     cutLines = window.truncatedLines;
