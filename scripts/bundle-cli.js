@@ -2,15 +2,25 @@
 // Bundles the CLI into one file (dist/cli/bundle.js): starting a command then reads one module instead
 // of several hundred, which is most of a short command's time. Packages with native code, WebAssembly
 // located at run time, or that are loaded only on use stay external.
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cliDirectory = join(root, 'dist', 'cli');
+// Chunks of an earlier build (their names carry a content hash) would pile up.
+mkdirSync(cliDirectory, { recursive: true });
+for (const name of readdirSync(cliDirectory))
+  if (name.startsWith('lazy-')) rmSync(join(cliDirectory, name), { force: true });
 await build({
-  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-  outfile: join(root, 'dist', 'cli', 'bundle.js'),
+  entryPoints: { bundle: join(root, 'src', 'cli', 'main.ts') },
+  outdir: cliDirectory,
+  // What the sources import with `await import()` (MCP, providers, the REPL, ...) becomes a chunk of
+  // its own, read only when a command needs it; so do the packages those chunks import: a package
+  // imported anywhere in one file would otherwise be loaded at every start.
+  splitting: true,
+  chunkNames: 'lazy-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',
