@@ -43,7 +43,20 @@ await build({
 
 // The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
 // modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
-// with efferent. Every package stays external; types come from tsc's declarations in dist/.
+// with efferent. Every package stays external but zod, which is bundled: as a package it is about a
+// hundred modules to resolve and load at import, most of the import's time. zod keeps its registry of
+// descriptions on globalThis and checks instances by brand, so a caller's own zod schemas work with it.
+// Types come from tsc's declarations in dist/ (which name the zod package, still a dependency).
+const bundledPackages = new Set(['zod']);
+rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
+const otherPackagesExternal = {
+  name: 'packages-external-but-zod',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      bundledPackages.has(args.path.split('/')[0]) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
 await build({
   entryPoints: {
     index: join(root, 'src', 'index.ts'),
@@ -55,7 +68,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  plugins: [otherPackagesExternal],
   logLevel: 'warning',
 });
 
