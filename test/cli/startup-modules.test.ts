@@ -50,10 +50,11 @@ function packagesLoadedBy(args: string[]): { packages: Set<string>; stdout: stri
 }
 
 describe('what a short CLI command loads', { timeout: 180_000 }, () => {
-  it('`call Think` loads neither the MCP SDK nor OpenTelemetry nor a provider SDK', () => {
+  it('`call Think` loads neither the shell grammar, the MCP SDK, OpenTelemetry nor a provider SDK', () => {
     const { packages, stdout } = packagesLoadedBy(['call', 'Think', '{"thought":"x"}', '--cwd', work]);
     expect(stdout).toContain('Thought recorded');
     for (const heavy of [
+      'web-tree-sitter',
       '@modelcontextprotocol/sdk',
       '@opentelemetry/api',
       'openai',
@@ -62,6 +63,31 @@ describe('what a short CLI command loads', { timeout: 180_000 }, () => {
       'ajv',
     ])
       expect(packages, `${heavy} was loaded`).not.toContain(heavy);
+  });
+
+  it('`check Read` does not load the shell grammar', () => {
+    const { packages, stdout } = packagesLoadedBy([
+      'check',
+      'Read',
+      '{"file_path":"notes.txt"}',
+      '--cwd',
+      work,
+    ]);
+    expect(stdout).toContain('Decision: allow');
+    expect(packages).not.toContain('web-tree-sitter');
+  });
+
+  it('`call Bash` still analyses its command: a read-only pipeline runs without asking', () => {
+    writeFileSync(join(work, 'notes.txt'), 'x\n');
+    const { packages, stdout } = packagesLoadedBy([
+      'call',
+      'Bash',
+      '{"command":"ls | grep notes"}',
+      '--cwd',
+      work,
+    ]);
+    expect(stdout).toContain('notes.txt');
+    expect(packages).toContain('web-tree-sitter');
   });
 
   it('`check Bash` loads the shell grammar, and still not the MCP SDK', () => {
