@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Bundles the CLI into one file (dist/cli/bundle.js): starting a command then reads one module instead
-// of several hundred, which is most of a short command's time. Packages with native code, WebAssembly
-// located at run time, or that are loaded only on use stay external.
+// Bundles the CLI (dist/cli/bundle.js, plus dist/cli/lazy-*.js chunks for what commands load on use):
+// starting a command then reads two modules instead of several hundred, which is most of a short
+// command's time. Packages with native code, WebAssembly located at run time, or that are loaded only
+// on use stay external.
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
