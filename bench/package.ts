@@ -3,7 +3,7 @@
  * plus the production dependency closure, optional peers left out) and cold `import('efferent')`
  * against `node -e 0` and a cold `import('ai')`, side by side in one run, interleaved.
  * Targets: installed ≤ 60 MB; cold import ≤ 150 ms on an idle machine (the ratio to `node -e 0`
- * is the load-independent number). Needs `npm run build` first (it imports dist/).
+ * is the load-independent number). Needs `npm run build` first (it imports the built entry, dist/bundle/index.js).
  * `npx tsx bench/package.ts [--json] [--runs N]`
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -62,7 +62,11 @@ const bySize = dependencies
   .sort((a, b) => b.bytes - a.bytes);
 const installed = (own?.unpackedSize ?? 0) + bySize.reduce((sum, entry) => sum + entry.bytes, 0);
 
-const entry = join(root, 'dist', 'index.js');
+// The file `import('efferent')` loads: the `import` condition of the package's `.` export.
+const entry = join(
+  root,
+  (manifest as Manifest & { exports: { '.': { import: string } } }).exports['.'].import,
+);
 if (!existsSync(entry)) {
   process.stderr.write('bench/package.ts imports dist/: run `npm run build` first.\n');
   process.exit(1);

@@ -1,6 +1,6 @@
 /**
- * CLI start-up against a bare `node -e 0`, side by side in one run, interleaved: `efferent call Think`
- * and `efferent check Bash` on a simple case, through `bin/efferent.js` as a user runs it (the built
+ * CLI start-up against a bare `node -e 0`, side by side in one run, interleaved: `efferent call Think`,
+ * `efferent check Bash` and `efferent check Read` on a simple case, through `bin/efferent.js` as a user runs it (the built
  * bundle when `npm run build` is current; the TypeScript sources through tsx otherwise, which the
  * output says). Target: each at most 4x `node -e 0`.
  * `npx tsx bench/startup.ts [--json] [--runs N]`
@@ -25,6 +25,7 @@ const cases: Record<string, string[]> = {
   'node -e 0': ['-e', '0'],
   'efferent call Think': [bin, 'call', 'Think', '{"thought":"x"}', '--cwd', work],
   'efferent check Bash': [bin, 'check', 'Bash', '{"command":"git status"}', '--cwd', work],
+  'efferent check Read': [bin, 'check', 'Read', '{"file_path":"notes.txt"}', '--cwd', work],
 };
 
 function once(argv: string[]): number {

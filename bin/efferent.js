@@ -4,7 +4,14 @@
 // TypeScript sources run through tsx instead (a development dependency), so a stale build is never used.
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { buildState } from './build-state.js';
+
+// WebAssembly (the bash grammar) compiled by the baseline compiler only: V8's optimising tier would
+// recompile the 1.3 MB grammar on background threads, and a process does not exit before that work
+// ends (about a CPU-second: a `check Bash` took seconds to return). A command's few parses do not
+// need optimised code. Set before any module is compiled; it changes nothing else.
+setFlagsFromString('--liftoff-only');
 
 const { bundle, sources, current } = buildState(join(dirname(fileURLToPath(import.meta.url)), '..'));
 if (current) {

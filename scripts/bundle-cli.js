@@ -1,16 +1,27 @@
 #!/usr/bin/env node
-// Bundles the CLI into one file (dist/cli/bundle.js): starting a command then reads one module instead
-// of several hundred, which is most of a short command's time. Packages with native code, WebAssembly
-// located at run time, or that are loaded only on use stay external.
-import { copyFileSync, mkdirSync } from 'node:fs';
+// Bundles the CLI (dist/cli/bundle.js, plus dist/cli/lazy-*.js chunks for what commands load on use):
+// starting a command then reads two modules instead of several hundred, which is most of a short
+// command's time. Packages with native code, WebAssembly located at run time, or that are loaded only
+// on use stay external.
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cliDirectory = join(root, 'dist', 'cli');
+// Chunks of an earlier build (their names carry a content hash) would pile up.
+mkdirSync(cliDirectory, { recursive: true });
+for (const name of readdirSync(cliDirectory))
+  if (name.startsWith('lazy-')) rmSync(join(cliDirectory, name), { force: true });
 await build({
-  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-  outfile: join(root, 'dist', 'cli', 'bundle.js'),
+  entryPoints: { bundle: join(root, 'src', 'cli', 'main.ts') },
+  outdir: cliDirectory,
+  // What the sources import with `await import()` (MCP, providers, the REPL, ...) becomes a chunk of
+  // its own, read only when a command needs it; so do the packages those chunks import: a package
+  // imported anywhere in one file would otherwise be loaded at every start.
+  splitting: true,
+  chunkNames: 'lazy-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -33,7 +44,20 @@ await build({
 
 // The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
 // modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
-// with efferent. Every package stays external; types come from tsc's declarations in dist/.
+// with efferent. Every package stays external but zod, which is bundled: as a package it is about a
+// hundred modules to resolve and load at import, most of the import's time. zod keeps its registry of
+// descriptions on globalThis and checks instances by brand, so a caller's own zod schemas work with it.
+// Types come from tsc's declarations in dist/ (which name the zod package, still a dependency).
+const bundledPackages = new Set(['zod']);
+rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
+const otherPackagesExternal = {
+  name: 'packages-external-but-zod',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      bundledPackages.has(args.path.split('/')[0]) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
 await build({
   entryPoints: {
     index: join(root, 'src', 'index.ts'),
@@ -45,7 +69,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  plugins: [otherPackagesExternal],
   logLevel: 'warning',
 });
 

@@ -250,11 +250,13 @@ export {
   type AdaptedResult,
   type AdapterOptions,
   type AdapterSession,
+  type AiSdkContentPart,
   type AiSdkModelOutput,
   type AiSdkSchema,
   type AiSdkTool,
   type OpenAIAgentsParameters,
   type OpenAIAgentsTool,
+  type OpenAIAgentsToolOutput,
   toAiSdkTools,
   toOpenAIAgentsTools,
 } from './adapters/index.ts';

@@ -19,8 +19,34 @@ export interface AiSdkSchema {
   };
 }
 
-/** What the AI SDK reads from a tool result's `toModelOutput`. */
-export type AiSdkModelOutput = { type: 'text'; value: string } | { type: 'error-text'; value: string };
+/** One part of a multi-part tool result, as the AI SDK's `toModelOutput` content parts. */
+export type AiSdkContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image-data'; data: string; mediaType: string };
+
+/**
+ * What the AI SDK reads from a tool result's `toModelOutput`: text, efferent's error text, or (when
+ * the result holds images) its parts in order.
+ */
+export type AiSdkModelOutput =
+  | { type: 'text'; value: string }
+  | { type: 'error-text'; value: string }
+  | { type: 'content'; value: AiSdkContentPart[] };
+
+/** A result as the model should see it: images as image parts, errors as error text. */
+function modelOutputOf(output: AdaptedResult): AiSdkModelOutput {
+  if (output.isError) return { type: 'error-text', value: output.text };
+  if (!output.content.some((part) => part.type === 'image')) return { type: 'text', value: output.text };
+  return {
+    type: 'content',
+    value: output.content.map(
+      (part): AiSdkContentPart =>
+        part.type === 'text'
+          ? { type: 'text', text: part.text }
+          : { type: 'image-data', data: part.source.data, mediaType: part.source.mediaType },
+    ),
+  };
+}
 
 /** One efferent tool as an AI SDK `Tool` (structurally the object `tool({...})` returns). */
 export interface AiSdkTool {
@@ -71,7 +97,7 @@ export async function toAiSdkTools(
             ...(answer ? { answer } : {}),
           });
         },
-        toModelOutput: ({ output }) => ({ type: output.isError ? 'error-text' : 'text', value: output.text }),
+        toModelOutput: ({ output }) => modelOutputOf(output),
       };
       if (options.needsApproval) {
         adapted.needsApproval = async (input, { toolCallId }) => {

@@ -1,6 +1,8 @@
 import {
   type AnyTool,
+  type ImageBlock,
   type PermissionPromptAnswer,
+  type TextBlock,
   type ToolResultBlock,
   toolResultText,
 } from '../core/index.ts';
@@ -11,6 +13,11 @@ export interface AdaptedResult {
   /** The text the model reads (efferent's model-facing message when `isError`). */
   text: string;
   isError: boolean;
+  /**
+   * Everything the result holds, in order: its text parts and its images (Read of a picture, a PDF
+   * page, a notebook's figures). A result that is only text has one text part.
+   */
+  content: Array<TextBlock | ImageBlock>;
 }
 
 interface Waiter {
@@ -82,7 +89,9 @@ export class CallScheduler {
       });
     }
     const block = await delivered;
-    return { text: toolResultText(block), isError: block.isError === true };
+    const content =
+      typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : block.content;
+    return { text: toolResultText(block), isError: block.isError === true, content };
   }
 
   #acquire(exclusive: boolean): Promise<() => void> {

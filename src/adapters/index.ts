@@ -1,5 +1,16 @@
 /** Efferent's tools inside other agent frameworks, with efferent's pipeline, scheduling and budgets. */
 export type { AdapterOptions, AdapterSession } from './adapter-session.ts';
-export { type AiSdkModelOutput, type AiSdkSchema, type AiSdkTool, toAiSdkTools } from './ai-sdk.ts';
+export {
+  type AiSdkContentPart,
+  type AiSdkModelOutput,
+  type AiSdkSchema,
+  type AiSdkTool,
+  toAiSdkTools,
+} from './ai-sdk.ts';
 export type { AdaptedResult } from './call-scheduler.ts';
-export { type OpenAIAgentsParameters, type OpenAIAgentsTool, toOpenAIAgentsTools } from './openai-agents.ts';
+export {
+  type OpenAIAgentsParameters,
+  type OpenAIAgentsTool,
+  type OpenAIAgentsToolOutput,
+  toOpenAIAgentsTools,
+} from './openai-agents.ts';

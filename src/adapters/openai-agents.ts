@@ -1,6 +1,6 @@
 import { type JsonSchema, toolInputJsonSchema } from '../core/index.ts';
 import { type AdapterOptions, type AdapterSession, adaptedTools } from './adapter-session.ts';
-import { CallScheduler } from './call-scheduler.ts';
+import { type AdaptedResult, CallScheduler } from './call-scheduler.ts';
 
 /** A tool's input schema in the shape OpenAI Agents JS expects for a non-strict function tool. */
 export interface OpenAIAgentsParameters {
@@ -26,6 +26,25 @@ function parametersOf(schema: JsonSchema): OpenAIAgentsParameters {
   };
 }
 
+/**
+ * One part of a multi-part tool result, in OpenAI Agents JS's structured tool output shapes
+ * (`ToolOutputText`, `ToolOutputImage` with inline base64 data).
+ */
+export type OpenAIAgentsToolOutput =
+  | { type: 'text'; text: string }
+  | { type: 'image'; image: { data: string; mediaType: string } };
+
+/** A result as the model should see it: a string when it is only text, else its parts in order. */
+function invocationOutputOf(result: AdaptedResult): string | OpenAIAgentsToolOutput[] {
+  if (result.isError || !result.content.some((part) => part.type === 'image')) return result.text;
+  return result.content.map(
+    (part): OpenAIAgentsToolOutput =>
+      part.type === 'text'
+        ? { type: 'text', text: part.text }
+        : { type: 'image', image: { data: part.source.data, mediaType: part.source.mediaType } },
+  );
+}
+
 /** One efferent tool as an OpenAI Agents JS `FunctionTool` (the object its `tool({...})` returns). */
 export interface OpenAIAgentsTool {
   type: 'function';
@@ -37,7 +56,7 @@ export interface OpenAIAgentsTool {
     runContext: unknown,
     input: string,
     details?: { toolCall?: { callId?: string }; signal?: AbortSignal },
-  ): Promise<string>;
+  ): Promise<string | OpenAIAgentsToolOutput[]>;
   needsApproval(runContext: unknown, input: unknown, callId?: string): Promise<boolean>;
   isEnabled(runContext: unknown, agent: unknown): Promise<boolean>;
 }
@@ -48,7 +67,8 @@ let anonymousCalls = 0;
  * The session's tools for OpenAI Agents JS (`new Agent({ tools })`): every call goes through the
  * session's pipeline and permission engine, with efferent's scheduling (unsafe calls one at a time,
  * safe ones in parallel), its cwd tracking and its per-turn result budget. Results are the text the
- * model reads; failures are efferent's model-facing error messages.
+ * model reads, or text and image parts when the result holds images; failures are efferent's
+ * model-facing error messages.
  */
 export async function toOpenAIAgentsTools(
   session: AdapterSession,
@@ -82,7 +102,7 @@ export async function toOpenAIAgentsTools(
             ...(details?.signal ? { signal: details.signal } : {}),
             ...(answer ? { answer } : {}),
           });
-          return result.text;
+          return invocationOutputOf(result);
         },
         async needsApproval(_runContext, input, callId) {
           if (!options.needsApproval) return false;

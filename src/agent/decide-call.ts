@@ -1,4 +1,5 @@
 import { type DecisionTrace, EfferentError } from '../core/index.ts';
+import { loadDefaultShellAnalyzer } from '../permissions/index.ts';
 import { findTool } from '../registry/index.ts';
 import type { Session } from './session.ts';
 
@@ -39,6 +40,8 @@ export async function decideCall(
     );
   }
   const input = parsed.data as Record<string, unknown>;
+  // A session opened without waiting for the bash grammar loads it before deciding a command.
+  if (targetsCommand(tool, input, session)) await loadDefaultShellAnalyzer();
   let readOnly: boolean | null;
   try {
     readOnly = tool.isReadOnly(input);
@@ -59,4 +62,17 @@ export async function decideCall(
   };
   if (decision.message !== undefined) result.message = decision.message;
   return result;
+}
+
+/** Whether deciding this call analyses a shell command; anything undecidable counts as yes. */
+function targetsCommand(
+  tool: NonNullable<ReturnType<typeof findTool>>,
+  input: Record<string, unknown>,
+  session: Session,
+): boolean {
+  try {
+    return tool.permissionTarget(input, session.context).kind === 'command';
+  } catch {
+    return true;
+  }
 }

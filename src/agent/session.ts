@@ -43,6 +43,7 @@ import {
   createReadDenyCheck,
   createRuleBasedClassifier,
   type LoadedSettings,
+  defaultShellAnalyzer,
   loadDefaultShellAnalyzer,
   type PermissionResolverOptions,
   loadSettings,
@@ -146,6 +147,13 @@ export interface SessionOptions {
   managedSettingsPath?: string;
   /** `false` opens the session without running any hook (`efferent check` decides without side effects). */
   runHooks?: boolean;
+  /**
+   * `false` does not wait for the bash grammar when the session opens: it loads when the Bash tool
+   * is first validated, and until then shell questions fail closed (a command is not read-only, so
+   * not run in parallel). For one-call processes that may never run Bash (`efferent call`, `check`).
+   * Default true.
+   */
+  loadShellParserAtStart?: boolean;
   /**
    * The permission prompt; without it, asks resolve with nobody to answer (refused with an
    * explanation). It may answer `ask-later` (see {@link askLater}) to stop `run` and resume later.
@@ -383,7 +391,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
     managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
   });
-  const shell = await loadDefaultShellAnalyzer();
+  const shell =
+    options.loadShellParserAtStart === false ? defaultShellAnalyzer : await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);
   const extra = options.extraTools ?? [];
   const poolInput = {

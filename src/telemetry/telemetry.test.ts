@@ -9,6 +9,8 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   combineTelemetry,
@@ -133,6 +135,33 @@ describe('createOtelTelemetry', () => {
 
   it('is a silent no-op without an SDK', () => {
     expect(() => createOtelTelemetry().recordToolCall(event)).not.toThrow();
+  });
+
+  it('sends spans to a provider registered after earlier calls went unrecorded', () => {
+    const telemetry = createOtelTelemetry();
+    telemetry.recordToolCall(event);
+    const provider = memoryProvider();
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      telemetry.recordToolCall(event);
+      expect(provider.spans).toHaveLength(1);
+    } finally {
+      trace.disable();
+    }
+  });
+
+  it('does not load @opentelemetry/api when no provider is registered', () => {
+    const module = fileURLToPath(new URL('./telemetry.ts', import.meta.url));
+    const script = `
+      import { createRequire } from 'node:module';
+      const { createOtelTelemetry } = await import(${JSON.stringify(module)});
+      createOtelTelemetry().recordToolCall(${JSON.stringify(event)});
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('@opentelemetry'));
+      process.stdout.write(JSON.stringify(loaded));`;
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(output)).toEqual([]);
   });
 });
 

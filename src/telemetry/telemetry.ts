@@ -13,6 +13,18 @@ function defaultTracer(): Tracer {
   return api.trace.getTracer(tracerName);
 }
 
+/**
+ * Whether an OpenTelemetry SDK registered a tracer provider: the API (any copy of major version 1)
+ * keeps it on a global under this key. Without one every span is a no-op, so the API is not loaded
+ * (about as long to load as the rest of a short command); a provider registered later is still seen.
+ */
+function tracerProviderRegistered(): boolean {
+  const registry = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[
+    Symbol.for('opentelemetry.js.api.1')
+  ];
+  return registry?.trace !== undefined;
+}
+
 /** How one tool call ended, as telemetry records it. */
 export type ToolCallOutcome =
   | 'success'
@@ -72,7 +84,10 @@ export function createOtelTelemetry(given?: Tracer): Telemetry {
   let tracer = given;
   return {
     recordToolCall(event) {
-      tracer ??= defaultTracer();
+      if (!tracer) {
+        if (!tracerProviderRegistered()) return;
+        tracer = defaultTracer();
+      }
       const attributes: Attributes = {
         [toolSpanAttributes.toolName]: event.toolName,
         [toolSpanAttributes.outcome]: event.outcome,

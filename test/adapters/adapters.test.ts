@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Agent, type Model, type ModelResponse, run, setTracingDisabled, Usage } from '@openai/agents-core';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
+import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, type Session, type SessionOptions } from '../../src/agent/index.ts';
 import { createScriptedTool, createTempWorkspace, type TempWorkspace } from '../../src/testing/index.ts';
@@ -104,6 +105,15 @@ const writingCalls = [
   },
 ];
 
+/** A real 8×8 PNG (red) in the workspace; its bytes as base64, as the model should receive them. */
+async function writePng(path: string): Promise<string> {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ff0000' } })
+    .png()
+    .toBuffer();
+  await writeFile(path, png);
+  return png.toString('base64');
+}
+
 async function waitUntil(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 2_000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!condition()) throw new Error('condition not reached');
@@ -204,6 +214,62 @@ describe('toAiSdkTools under the real AI SDK', { timeout: 30_000 }, () => {
     });
     expect(second.text).toBe('written');
     expect(await readFile(ws.path('approved.txt'), 'utf8')).toBe('yes\n');
+  });
+});
+
+describe('image results under each framework', { timeout: 30_000 }, () => {
+  it('gives the AI SDK model a Read of a PNG as an image part', async () => {
+    const { session, ws } = await open({});
+    const data = await writePng(ws.path('red.png'));
+    const model = aiSdkModel([
+      [{ id: 'r1', name: 'Read', input: { file_path: ws.path('red.png') } }],
+      'seen',
+    ]);
+    const result = await generateText({
+      model,
+      tools: await session.toAiSdkTools(),
+      prompt: 'look',
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe('seen');
+    const toolMessage = model.doGenerateCalls.at(-1)?.prompt.find((message) => message.role === 'tool');
+    const part = toolMessage?.role === 'tool' ? toolMessage.content[0] : undefined;
+    expect(part?.type === 'tool-result' ? part.output : undefined).toEqual({
+      type: 'content',
+      value: [{ type: 'image-data', data, mediaType: 'image/png' }],
+    });
+  });
+
+  it('gives the OpenAI Agents model a Read of a PNG as an input image', async () => {
+    const { session, ws } = await open({});
+    const data = await writePng(ws.path('red.png'));
+    const model = agentsModel([
+      [{ id: 'r1', name: 'Read', input: { file_path: ws.path('red.png') } }],
+      'seen',
+    ]);
+    const agent = new Agent({
+      name: 'efferent',
+      instructions: 'Use the tools.',
+      model,
+      tools: await session.toOpenAIAgentsTools(),
+    });
+    const result = await run(agent, 'look');
+    expect(result.finalOutput).toBe('seen');
+    const items = model.requests.at(-1) as Array<{ type?: string; output?: unknown }>;
+    const output = items.find((item) => item.type === 'function_call_result')?.output;
+    expect(output).toEqual([{ type: 'input_image', image: `data:image/png;base64,${data}` }]);
+  });
+
+  it('keeps text-only results as text in both frameworks', async () => {
+    const { session, ws } = await open({});
+    await writeFile(ws.path('note.txt'), 'hello\n');
+    const [aiTools, agentsTools] = [await session.toAiSdkTools(), await session.toOpenAIAgentsTools()];
+    const read = aiTools['Read'];
+    const output = await read?.execute({ file_path: ws.path('note.txt') }, { toolCallId: 't1' });
+    expect(output && read?.toModelOutput({ output })).toMatchObject({ type: 'text' });
+    const agentsRead = agentsTools.find((tool) => tool.name === 'Read');
+    const text = await agentsRead?.invoke({}, JSON.stringify({ file_path: ws.path('note.txt') }));
+    expect(typeof text === 'string' && text.includes('hello')).toBe(true);
   });
 });
 

@@ -58,6 +58,8 @@ export function registerCallCommand(program: Command): void {
     const options = await resolveTrust(flags, {
       ...sessionOptionsFromFlags(flags, flags.mode),
       model: 'none',
+      // One call: the Bash tool loads the grammar when it validates its input, other tools never need it.
+      loadShellParserAtStart: false,
     });
     const session = await openSession(options, flags);
     reportSettingsNotices(session.settings.notices, flags);

@@ -142,7 +142,14 @@ export function registerCheckCommand(program: Command): void {
       const home = flags.home ?? homedir();
       const options = await resolveTrust(
         flags,
-        { ...sessionOptionsFromFlags(flags, flags.mode), model: 'none', home, runHooks: false },
+        {
+          ...sessionOptionsFromFlags(flags, flags.mode),
+          model: 'none',
+          home,
+          runHooks: false,
+          // decideCall loads the grammar when the call is a shell command.
+          loadShellParserAtStart: false,
+        },
         home,
       );
       const session = await openSession(options, flags);

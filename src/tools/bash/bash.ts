@@ -326,9 +326,6 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     return run(input, context, (data) => onProgress({ toolUseId, data }), prepared);
   }
 
-  // Start loading the grammar now so the first isReadOnly() call can answer precisely.
-  void prepareShellAnalysis();
-
   return buildTool<BashInput, ShellOutput, ShellProgress>({
     name: bashToolName,
     searchHint: 'execute shell commands',

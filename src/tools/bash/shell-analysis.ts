@@ -1,5 +1,6 @@
 import {
   isReadOnlyCommand,
+  isShellParserLoaded,
   loadShellParser,
   type PreparedShellCommand,
   parseForSecurity,
@@ -17,8 +18,17 @@ export async function prepareShellAnalysis(): Promise<void> {
   await loadShellParser().catch(() => {});
 }
 
+/**
+ * Loading starts at the first question, not when the tool is made (importing efferent must not load
+ * the grammar); until it is loaded every answer fails closed. Sessions await the load when they start.
+ */
+function startLoadingParser(): void {
+  if (!isShellParserLoaded()) void prepareShellAnalysis();
+}
+
 /** True only when the analyser is sure the command changes nothing. */
 export function isReadOnlyBash(command: string, cwd?: string): boolean {
+  startLoadingParser();
   try {
     return isReadOnlyCommand(command, cwd === undefined ? {} : { cwd });
   } catch {
@@ -28,6 +38,7 @@ export function isReadOnlyBash(command: string, cwd?: string): boolean {
 
 /** True only when the analyser is sure the prepared command changes nothing. */
 export function isReadOnlyPrepared(prepared: PreparedShellCommand): boolean {
+  startLoadingParser();
   try {
     return prepared.isReadOnly();
   } catch {
