@@ -50,6 +50,7 @@ function statusOf(server: ConfiguredMcpServer, manager: McpManager): string {
       disabled: 'disabled (disabledMcpjsonServers)',
       'needs-approval': 'not approved (add it to enabledMcpjsonServers)',
       untrusted: 'not started: folder not trusted (--trust)',
+      blocked: `blocked: ${server.blockedBy ?? 'by the MCP server policy'}`,
     }[server.status];
   }
   const connection = manager.connections.find((candidate) => candidate.name === server.name);

@@ -11,6 +11,7 @@ import {
 // commands without MCP servers start as fast as before.
 import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/config.ts';
 import type { McpElicitationHandler, McpManager, McpManagerOptions } from '../../mcp/index.ts';
+import { managedSettingsPathFrom } from '../../permissions/index.ts';
 
 /** `--mcp-config` and `--strict-mcp-config`. */
 export interface McpFlags {
@@ -40,6 +41,7 @@ export function mcpConfigOptions(
     // Claude Code's files are read unless compatibility is switched off.
     ...(options.claudeCompat !== false ? { claudeCompat: true } : {}),
     env: options.env ?? process.env,
+    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(options.env ?? process.env),
   };
 }
 
