@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loginToMcpServer, McpManager } from '../../src/mcp/index.ts';
 import { runEfferent } from '../cli/run-efferent.ts';
 import { type OAuthMcpServer, startOAuthMcpServer } from './fixtures/oauth-mcp-server.ts';
 
@@ -136,5 +137,51 @@ describe('OAuth for HTTP MCP servers', () => {
     expect(result.stderr).toMatch(/runs over stdio; only HTTP and SSE servers use OAuth/);
     const unknown = await runEfferent(['mcp', 'login', 'nope'], project, home, env());
     expect(unknown.stderr).toMatch(/No MCP server named "nope" is configured\. Configured: secure\./);
+  }, 60_000);
+
+  it('a session that may ask the user runs the login for a server that needs it, then uses its tools', async () => {
+    const storeDir = join(configDir, 'mcp-auth');
+    const manager = new McpManager(
+      [
+        {
+          name: 'secure',
+          scope: 'user',
+          origin: 'test',
+          status: 'enabled',
+          config: { type: 'http', url: server.url, headers: {} },
+        },
+      ],
+      { oauthStoreDir: storeDir },
+    );
+    try {
+      await manager.start();
+      expect(manager.connections[0]?.needsAuthorization).toBe(true);
+      expect(manager.failures).toEqual([
+        'MCP server secure needs authorization: run `efferent mcp login secure`; its tools are not available until then.',
+      ]);
+      const shown: string[] = [];
+      await manager.authorizePending((connection) =>
+        loginToMcpServer({
+          serverName: connection.name,
+          serverUrl: server.url,
+          storeDir,
+          onAuthorizationUrl: (url) => {
+            shown.push(url.href);
+            // The user's browser: approve, then follow the redirect back to efferent's loopback listener.
+            void fetch(url, { redirect: 'manual' }).then((response) =>
+              fetch(response.headers.get('location') ?? ''),
+            );
+          },
+        }),
+      );
+      expect(shown).toHaveLength(1);
+      expect(new URL(shown[0] as string).searchParams.get('code_challenge_method')).toBe('S256');
+      expect(manager.failures).toEqual([]);
+      expect(manager.mcpTools.map((tool) => tool.name)).toEqual(['mcp__secure__whoami']);
+      const result = await manager.connections[0]?.callTool('whoami', {});
+      expect(JSON.stringify(result?.content)).toContain(`client ${[...server.provider.clients.keys()][0]}`);
+    } finally {
+      await manager.dispose();
+    }
   }, 60_000);
 });
