@@ -102,7 +102,9 @@ export class ProcessGroupStdioTransport implements Transport {
       const line =
         this.#pending.length === 0
           ? rest.toString('utf8', 0, end)
-          : Buffer.concat([...this.#pending, rest.subarray(0, newline)]).toString('utf8').replace(/\r$/, '');
+          : Buffer.concat([...this.#pending, rest.subarray(0, newline)])
+              .toString('utf8')
+              .replace(/\r$/, '');
       this.#pending = [];
       this.#pendingBytes = 0;
       rest = rest.subarray(newline + 1);
