@@ -22,10 +22,16 @@ const script = (name: string) =>
 const memoryEnv = { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
 const iterations = Number(process.env['BENCH_MCP_CALLS'] ?? 100);
 
-async function timePerCall(once: () => Promise<void>): Promise<number> {
+/** Client-process CPU per call (µs): what each path costs this process, whatever the machine's load. */
+const cpuUs: Record<'direct' | 'through', number> = { direct: 0, through: 0 };
+
+async function timePerCall(once: () => Promise<void>, path: 'direct' | 'through'): Promise<number> {
   for (let index = 0; index < 30; index++) await once();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   for (let index = 0; index < iterations; index++) await once();
+  const used = process.cpuUsage(cpu);
+  cpuUs[path] += (used.user + used.system) / iterations;
   return ((performance.now() - started) * 1000) / iterations;
 }
 
@@ -72,11 +78,11 @@ const rounds = 6;
 for (let round = 0; round < rounds; round++) {
   // Alternate which path goes first in each round.
   if (round % 2 === 0) {
-    directTotal += await timePerCall(callDirect);
-    throughTotal += await timePerCall(callThrough);
+    directTotal += await timePerCall(callDirect, 'direct');
+    throughTotal += await timePerCall(callThrough, 'through');
   } else {
-    throughTotal += await timePerCall(callThrough);
-    directTotal += await timePerCall(callDirect);
+    throughTotal += await timePerCall(callThrough, 'through');
+    directTotal += await timePerCall(callDirect, 'direct');
   }
 }
 const directUs = directTotal / rounds;
@@ -115,6 +121,8 @@ const report = {
   directSdkUsPerCall: Math.round(directUs),
   throughEfferentUsPerCall: Math.round(throughUs),
   callRatio: Number((throughUs / directUs).toFixed(3)),
+  directSdkCpuUsPerCall: Math.round(cpuUs.direct / rounds),
+  throughEfferentCpuUsPerCall: Math.round(cpuUs.through / rounds),
   startupAloneMs: Object.fromEntries(Object.entries(alone).map(([k, v]) => [k, Math.round(v)])),
   startupFiveParallelMs: Math.round(parallel),
   startupRatio: Number((parallel / slowestAlone).toFixed(2)),
@@ -126,6 +134,7 @@ else {
       `MCP call (server-memory read_graph, ${iterations * 6} calls each, alternating rounds)`,
       `  SDK client direct:   ${report.directSdkUsPerCall} µs/call`,
       `  through efferent:    ${report.throughEfferentUsPerCall} µs/call  (ratio ${report.callRatio}, target ≤ 1.10)`,
+      `  client CPU per call: SDK ${report.directSdkCpuUsPerCall} µs, efferent ${report.throughEfferentCpuUsPerCall} µs`,
       'Start-up',
       `  alone: ${Object.entries(report.startupAloneMs)
         .map(([k, v]) => `${k} ${v} ms`)

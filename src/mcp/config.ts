@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readOwnFile } from '../core/index.ts';
+import { type McpPolicyFile, type McpServerPolicy, mergeMcpPolicy, policyBlockReason } from './policy.ts';
 
 /** How to reach one MCP server, after `${VAR}` expansion. */
 export type McpServerConfig =
@@ -36,7 +37,9 @@ export interface ConfiguredMcpServer {
   origin: string;
   config: McpServerConfig;
   /** `enabled` servers start; the others say why not. */
-  status: 'enabled' | 'disabled' | 'needs-approval' | 'untrusted';
+  status: 'enabled' | 'disabled' | 'needs-approval' | 'untrusted' | 'blocked';
+  /** For a `blocked` server: which policy key blocks it and why (`allowedMcpServers`/`deniedMcpServers`). */
+  blockedBy?: string;
 }
 
 /** The servers a session would use, and what was wrong with the rest. */
@@ -62,6 +65,11 @@ export interface LoadMcpConfigOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Where relative `--mcp-config` paths start; default `projectRoot`. */
   cwd?: string;
+  /**
+   * The managed policy file (`allowedMcpServers`, `deniedMcpServers`, `allowManagedMcpServersOnly`);
+   * not read when absent.
+   */
+  managedSettingsPath?: string;
 }
 
 const stringMap = z.record(z.string(), z.string());
@@ -258,36 +266,58 @@ async function cliSource(text: string, cwd: string, warnings: string[]): Promise
   return fileSource('cli', path, warnings);
 }
 
-/** Approval of `.mcp.json` servers, from user and local settings (and project settings when trusted). */
-async function readApprovals(options: LoadMcpConfigOptions): Promise<{
-  all: boolean;
-  enabled: Set<string>;
-  disabled: Set<string>;
-}> {
-  const files = [
-    join(options.home, '.efferent', 'settings.json'),
-    join(options.projectRoot, '.efferent', 'settings.local.json'),
-    ...(options.trusted ? [join(options.projectRoot, '.efferent', 'settings.json')] : []),
+interface SettingsFileRole {
+  path: string;
+  managed: boolean;
+  /** Whether the file may approve project servers and widen the allowlist. */
+  mayGrant: boolean;
+}
+
+/**
+ * The settings files whose MCP keys apply: the managed policy, user and local settings, and project
+ * settings (which may only deny when the folder is untrusted, so a repository cannot approve its own
+ * servers).
+ */
+function settingsFilesFor(options: LoadMcpConfigOptions): SettingsFileRole[] {
+  const file = (path: string, mayGrant = true, managed = false) => ({ path, managed, mayGrant });
+  return [
+    ...(options.managedSettingsPath ? [file(options.managedSettingsPath, true, true)] : []),
+    file(join(options.home, '.efferent', 'settings.json')),
+    file(join(options.projectRoot, '.efferent', 'settings.local.json')),
+    file(join(options.projectRoot, '.efferent', 'settings.json'), options.trusted),
     ...(options.claudeCompat
       ? [
-          join(options.home, '.claude', 'settings.json'),
-          join(options.projectRoot, '.claude', 'settings.local.json'),
-          ...(options.trusted ? [join(options.projectRoot, '.claude', 'settings.json')] : []),
+          file(join(options.home, '.claude', 'settings.json')),
+          file(join(options.projectRoot, '.claude', 'settings.local.json')),
+          file(join(options.projectRoot, '.claude', 'settings.json'), options.trusted),
         ]
       : []),
   ];
-  const result = { all: false, enabled: new Set<string>(), disabled: new Set<string>() };
-  for (const file of files) {
-    const inProject = file.startsWith(join(options.projectRoot, '.'));
-    const parsed = approvalSchema.safeParse(
-      (await readJson(file, inProject ? options.projectRoot : undefined)).value ?? {},
-    );
+}
+
+/** Approval of `.mcp.json` servers and the allow/deny policy, from every settings file that applies. */
+async function readApprovalsAndPolicy(
+  options: LoadMcpConfigOptions,
+  warnings: string[],
+): Promise<{
+  approvals: { all: boolean; enabled: Set<string>; disabled: Set<string> };
+  policy: McpServerPolicy;
+}> {
+  const approvals = { all: false, enabled: new Set<string>(), disabled: new Set<string>() };
+  const policyFiles: McpPolicyFile[] = [];
+  for (const role of settingsFilesFor(options)) {
+    const inProject = role.path.startsWith(join(options.projectRoot, '.'));
+    const { value } = await readJson(role.path, inProject ? options.projectRoot : undefined);
+    if (value === undefined) continue;
+    policyFiles.push({ origin: role.path, managed: role.managed, mayAllow: role.mayGrant, settings: value });
+    if (!role.mayGrant) continue;
+    const parsed = approvalSchema.safeParse(value);
     if (!parsed.success) continue;
-    if (parsed.data.enableAllProjectMcpServers) result.all = true;
-    for (const name of parsed.data.enabledMcpjsonServers ?? []) result.enabled.add(name);
-    for (const name of parsed.data.disabledMcpjsonServers ?? []) result.disabled.add(name);
+    if (parsed.data.enableAllProjectMcpServers) approvals.all = true;
+    for (const name of parsed.data.enabledMcpjsonServers ?? []) approvals.enabled.add(name);
+    for (const name of parsed.data.disabledMcpjsonServers ?? []) approvals.disabled.add(name);
   }
-  return result;
+  return { approvals, policy: mergeMcpPolicy(policyFiles, warnings) };
 }
 
 /**
@@ -319,7 +349,7 @@ export async function loadMcpConfiguration(options: LoadMcpConfigOptions): Promi
       if (source) sources.push(source);
     }
   }
-  const approvals = await readApprovals(options);
+  const { approvals, policy } = await readApprovalsAndPolicy(options, warnings);
   const servers: ConfiguredMcpServer[] = [];
   const seen = new Set<string>();
   for (const source of sources) {
@@ -338,12 +368,23 @@ export async function loadMcpConfiguration(options: LoadMcpConfigOptions): Promi
       }
       seen.add(name);
       let status: ConfiguredMcpServer['status'] = 'enabled';
-      if (source.scope === 'project') {
+      const blockedBy = policyBlockReason(policy, name, config);
+      if (blockedBy !== undefined) {
+        status = 'blocked';
+        warnings.push(`MCP server "${name}" in ${source.origin} was not started: ${blockedBy}.`);
+      } else if (source.scope === 'project') {
         if (!options.trusted) status = 'untrusted';
         else if (approvals.disabled.has(name)) status = 'disabled';
         else if (!approvals.all && !approvals.enabled.has(name)) status = 'needs-approval';
       }
-      servers.push({ name, scope: source.scope, origin: source.origin, config, status });
+      servers.push({
+        name,
+        scope: source.scope,
+        origin: source.origin,
+        config,
+        status,
+        ...(blockedBy !== undefined ? { blockedBy } : {}),
+      });
     }
   }
   const untrusted = servers.filter((server) => server.status === 'untrusted');

@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,6 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../core/index.ts';
 import type { McpServerConfig } from './config.ts';
+import { FileOAuthProvider, McpAuthorizationRequiredError } from './oauth.ts';
 import { ProcessGroupStdioTransport } from './stdio-transport.ts';
 import { prepareSandboxedProcess } from '../sandbox/sandboxed-process.ts';
 
@@ -82,6 +84,12 @@ export interface McpConnectionOptions {
   /** Names the proxies of sandboxed servers resolve without DNS (tests: loopback servers). */
   sandboxHostOverrides?: Readonly<Record<string, string>>;
   log?: (server: string, line: string) => void;
+  /**
+   * OAuth for HTTP/SSE servers: the folder of the stored registrations and tokens (mode 0600).
+   * Connections only refresh tokens; a server that needs a new authorization fails with
+   * `needsAuthorization` set, for `efferent mcp login NAME`.
+   */
+  oauthStoreDir?: string;
 }
 
 /** Default start-up limit (`MCP_TIMEOUT`). */
@@ -93,6 +101,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
     timer = setTimeout(() => reject(new Error(message)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Whether a failure means the user must authorize efferent with the server first. */
+function isAuthorizationError(error: unknown): boolean {
+  return error instanceof UnauthorizedError || error instanceof McpAuthorizationRequiredError;
 }
 
 function describeError(error: unknown): string {
@@ -116,6 +129,8 @@ export class McpConnection {
   serverVersion: { name: string; version: string } | undefined;
   hasResources = false;
   restarts = 0;
+  /** Set when the server wants an OAuth login (`efferent mcp login NAME`) before it can be used. */
+  needsAuthorization = false;
   /** Called after `tools/list_changed` refreshed {@link tools}. */
   onToolsChanged: (() => void) | undefined;
 
@@ -148,6 +163,7 @@ export class McpConnection {
     const timeoutMs = this.#options.startupTimeoutMs ?? defaultStartupTimeoutMs;
     this.status = 'pending';
     this.error = undefined;
+    this.needsAuthorization = false;
     try {
       await withTimeout(
         this.#start(timeoutMs),
@@ -158,7 +174,10 @@ export class McpConnection {
       this.status = 'connected';
     } catch (error) {
       this.status = this.#closed ? 'closed' : 'failed';
-      this.error = describeError(error);
+      this.needsAuthorization = isAuthorizationError(error);
+      this.error = this.needsAuthorization
+        ? new McpAuthorizationRequiredError(this.name).message
+        : describeError(error);
       await this.#dropTransport();
     }
   }
@@ -181,17 +200,26 @@ export class McpConnection {
     } else {
       const url = new URL(this.config.url);
       const requestInit = { headers: this.config.headers };
+      const authProvider = this.#options.oauthStoreDir
+        ? new FileOAuthProvider({
+            serverName: this.name,
+            serverUrl: this.config.url,
+            storeDir: this.#options.oauthStoreDir,
+          })
+        : undefined;
+      const remote = { requestInit, ...(authProvider ? { authProvider } : {}) };
       if (this.config.type === 'http') {
         try {
-          await this.#attach(client, new StreamableHTTPClientTransport(url, { requestInit }), timeoutMs);
+          await this.#attach(client, new StreamableHTTPClientTransport(url, remote), timeoutMs);
         } catch (error) {
+          if (isAuthorizationError(error)) throw error;
           // The SDK's advice for old servers: when streamable HTTP fails, try the legacy SSE transport.
           this.#options.log?.(this.name, `streamable HTTP failed (${describeError(error)}); trying SSE`);
           await this.#dropTransport();
-          await this.#attach(this.#newClient(), new SSEClientTransport(url, { requestInit }), timeoutMs);
+          await this.#attach(this.#newClient(), new SSEClientTransport(url, remote), timeoutMs);
         }
       } else {
-        await this.#attach(client, new SSEClientTransport(url, { requestInit }), timeoutMs);
+        await this.#attach(client, new SSEClientTransport(url, remote), timeoutMs);
       }
     }
     await this.#loadTools();

@@ -4,6 +4,8 @@ export * from './connection.ts';
 export * from './manager.ts';
 export * from './mcp-tool.ts';
 export * from './names.ts';
+export * from './oauth.ts';
+export * from './policy.ts';
 export * from './resource-tools.ts';
 export * from './stdio-transport.ts';
 export * from './attach.ts';

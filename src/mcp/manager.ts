@@ -66,6 +66,26 @@ export class McpManager {
     for (const connection of this.connections) this.#build(connection);
   }
 
+  /**
+   * Lets the user authorize each server that asked for an OAuth login (`login` runs it), then
+   * connects those servers again; their tools join {@link tools}. A failed login leaves the server
+   * failed with its reason, the others unaffected.
+   */
+  async authorizePending(login: (connection: McpConnection) => Promise<void>): Promise<void> {
+    for (const connection of this.connections) {
+      if (!connection.needsAuthorization) continue;
+      try {
+        await login(connection);
+      } catch (error) {
+        connection.error = `the login failed: ${error instanceof Error ? error.message : String(error)}`;
+        connection.needsAuthorization = false;
+        continue;
+      }
+      await connection.connect();
+      this.#build(connection);
+    }
+  }
+
   #build(connection: McpConnection): AnyTool[] {
     const serverName = this.#serverNames.get(connection) ?? normalizeServerName(connection.name);
     const existing = this.#byConnection.get(connection) ?? new Map<string, AnyTool>();
@@ -119,9 +139,10 @@ export class McpManager {
   get failures(): string[] {
     return this.connections
       .filter((connection) => connection.status === 'failed')
-      .map(
-        (connection) =>
-          `MCP server "${connection.name}" failed to start: ${connection.error ?? 'unknown error'}. Its tools are not available.`,
+      .map((connection) =>
+        connection.needsAuthorization
+          ? `MCP ${connection.error}; its tools are not available until then.`
+          : `MCP server "${connection.name}" failed to start: ${connection.error ?? 'unknown error'}. Its tools are not available.`,
       );
   }
 

@@ -114,6 +114,14 @@ export function mapCallToolResult(server: string, result: CallToolResult): Array
   return parts;
 }
 
+/** A server's `notifications/progress` for a running call, as the tool's progress event data. */
+export interface McpProgress {
+  type: 'mcp_progress';
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}
+
 /** How MCP tools call their server and report. */
 export interface McpToolOptions {
   /** `MCP_TOOL_TIMEOUT` in ms. */
@@ -171,11 +179,7 @@ export function createMcpTool(
     descriptor.inputSchema && typeof descriptor.inputSchema === 'object'
       ? { ...descriptor.inputSchema, type: 'object' }
       : { type: 'object', properties: {} };
-  return buildTool<
-    Record<string, unknown>,
-    Array<TextBlock | ImageBlock>,
-    { progress: number; total?: number | undefined; message?: string | undefined }
-  >({
+  return buildTool<Record<string, unknown>, Array<TextBlock | ImageBlock>, McpProgress>({
     name: qualifiedName,
     inputSchema: mcpInputSchema(inputSchema),
     inputJSONSchema: inputSchema,
@@ -199,7 +203,7 @@ export function createMcpTool(
         result = await connection.callTool(descriptor.name, input, {
           signal: context.run.abortController.signal,
           ...(options.toolTimeoutMs ? { timeoutMs: options.toolTimeoutMs } : {}),
-          onProgress: (data) => onProgress({ toolUseId, data }),
+          onProgress: (data) => onProgress({ toolUseId, data: { type: 'mcp_progress', ...data } }),
         });
       } catch (error) {
         if (context.run.abortController.signal.aborted) throw error;

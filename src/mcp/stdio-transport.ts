@@ -97,12 +97,18 @@ export class ProcessGroupStdioTransport implements Transport {
   #receive(chunk: Buffer): void {
     let rest = chunk;
     for (let newline = rest.indexOf(10); newline !== -1; newline = rest.indexOf(10)) {
-      this.#pending.push(rest.subarray(0, newline));
-      const line = Buffer.concat(this.#pending).toString('utf8').replace(/\r$/, '');
+      // The usual message arrives in one chunk: decode it in place, without joining or copying.
+      const end = newline > 0 && rest[newline - 1] === 13 ? newline - 1 : newline;
+      const line =
+        this.#pending.length === 0
+          ? rest.toString('utf8', 0, end)
+          : Buffer.concat([...this.#pending, rest.subarray(0, newline)])
+              .toString('utf8')
+              .replace(/\r$/, '');
       this.#pending = [];
       this.#pendingBytes = 0;
       rest = rest.subarray(newline + 1);
-      if (line.trim() === '') continue;
+      if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '')) continue;
       let message: JSONRPCMessage;
       try {
         message = deserializeMessage(line);

@@ -121,7 +121,7 @@ export function registerDoctorCommand(program: Command): void {
       ...(mcp.servers.length
         ? mcp.servers.map(
             (server) =>
-              `  ${server.name} (${server.config.type}, ${server.scope}, ${server.origin}): ${server.status}`,
+              `  ${server.name} (${server.config.type}, ${server.scope}, ${server.origin}): ${server.status}${server.blockedBy ? ` — ${server.blockedBy}` : ''}`,
           )
         : ['  (none)']),
       ...mcp.warnings.map((warning) => `  warning: ${warning}`),

@@ -4,7 +4,7 @@ import { isWorkspaceTrusted } from '../../agent/index.ts';
 import { EfferentError, type PermissionMode } from '../../core/index.ts';
 import { type ConfiguredMcpServer, loadMcpConfiguration } from '../../mcp/config.ts';
 import type { McpManager, ServeOptions } from '../../mcp/index.ts';
-import { mcpConfigOptions, openSession } from '../terminal/mcp-session.ts';
+import { mcpConfigOptions, mcpOAuthStoreDir, openSession } from '../terminal/mcp-session.ts';
 import {
   addSessionFlags,
   reportSettingsNotices,
@@ -38,7 +38,7 @@ async function inspect(flags: SessionFlags, only?: string) {
   const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
   const manager = new McpManager(
     servers.filter((server) => server.status === 'enabled'),
-    mcpOptionsFromEnv(),
+    { ...mcpOptionsFromEnv(), oauthStoreDir: mcpOAuthStoreDir(process.env, home) },
   );
   await manager.start();
   return { configuration, servers, manager };
@@ -50,6 +50,7 @@ function statusOf(server: ConfiguredMcpServer, manager: McpManager): string {
       disabled: 'disabled (disabledMcpjsonServers)',
       'needs-approval': 'not approved (add it to enabledMcpjsonServers)',
       untrusted: 'not started: folder not trusted (--trust)',
+      blocked: `blocked: ${server.blockedBy ?? 'by the MCP server policy'}`,
     }[server.status];
   }
   const connection = manager.connections.find((candidate) => candidate.name === server.name);
@@ -122,6 +123,51 @@ export function registerMcpCommand(program: Command): void {
     } finally {
       await manager.dispose();
     }
+  });
+
+  addSessionFlags(
+    mcp
+      .command('login')
+      .description(
+        'Authorize efferent with an OAuth-protected HTTP/SSE MCP server: prints the URL to open, waits for the browser on a 127.0.0.1 redirect, stores the tokens (mode 0600).',
+      )
+      .argument('<name>', 'server name')
+      .option('--open', 'also open the URL in the browser'),
+  ).action(async (name: string, flags: SessionFlags & { open?: boolean }) => {
+    const options = await resolveTrust(flags, sessionOptionsFromFlags(flags));
+    const home = homedir();
+    const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.cwd));
+    const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
+    const server = configuration.servers.find((candidate) => candidate.name === name);
+    if (!server) {
+      const names = configuration.servers.map((s) => s.name).join(', ') || 'none';
+      throw new EfferentError('usage', `No MCP server named "${name}" is configured. Configured: ${names}.`);
+    }
+    if (server.config.type === 'stdio')
+      throw new EfferentError(
+        'usage',
+        `MCP server "${name}" runs over stdio; only HTTP and SSE servers use OAuth, so there is nothing to log in to.`,
+      );
+    if (server.status === 'blocked')
+      throw new EfferentError('usage', `MCP server "${name}" is blocked: ${server.blockedBy}.`);
+    const { loginToMcpServer } = await import('../../mcp/index.ts');
+    const storeDir = mcpOAuthStoreDir(process.env, home);
+    try {
+      await loginToMcpServer({
+        serverName: name,
+        serverUrl: server.config.url,
+        storeDir,
+        ...(flags.open ? { openBrowser: true } : {}),
+        onAuthorizationUrl: (url) =>
+          process.stderr.write(`Open this URL to authorize efferent with "${name}":\n  ${url.href}\n`),
+      });
+    } catch (error) {
+      throw new EfferentError(
+        'usage',
+        `Could not authorize efferent with MCP server "${name}": ${error instanceof Error ? error.message : String(error)}.`,
+      );
+    }
+    process.stdout.write(`Authorized with MCP server "${name}"; tokens are stored in ${storeDir}.\n`);
   });
 
   addSessionFlags(

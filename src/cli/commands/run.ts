@@ -261,7 +261,7 @@ export function registerRunCommand(program: Command): void {
     );
     const prompts = new TerminalPermissionPrompts(input, process.stdout);
     const askUser = prompts.askUser;
-    const interaction = { elicit: createTerminalElicit(input, process.stdout) };
+    const interaction = { elicit: createTerminalElicit(input, process.stdout), authorizeOn: process.stderr };
     let session = await openSession({ ...sessionOptions, askUser }, flags, process.stderr, interaction);
     if (!flags.untrusted && session.settings.notices.some(isTrustNotice)) {
       // The folder has its own settings that can allow commands and run hooks: ask once, remember the answer.

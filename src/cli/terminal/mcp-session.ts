@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
   createSession,
@@ -11,6 +12,8 @@ import {
 // commands without MCP servers start as fast as before.
 import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/config.ts';
 import type { McpElicitationHandler, McpManager, McpManagerOptions } from '../../mcp/index.ts';
+import { managedSettingsPathFrom } from '../../permissions/index.ts';
+import { efferentConfigDir } from './transcript.ts';
 
 /** `--mcp-config` and `--strict-mcp-config`. */
 export interface McpFlags {
@@ -21,6 +24,16 @@ export interface McpFlags {
 /** How servers may reach the user: without `elicit`, efferent does not offer elicitation (headless). */
 export interface McpInteraction {
   elicit?: McpElicitationHandler;
+  /** Interactive: run the OAuth login of a server that needs one, printing its URL here. */
+  authorizeOn?: Writable;
+}
+
+/** Where OAuth registrations and tokens of MCP servers are kept: `<EFFERENT_CONFIG_DIR or ~/.efferent>/mcp-auth`. */
+export function mcpOAuthStoreDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home = homedir(),
+): string {
+  return join(efferentConfigDir(env, home), 'mcp-auth');
 }
 
 /** What {@link loadMcpFor} needs to find the configuration for a session's folder. */
@@ -40,6 +53,7 @@ export function mcpConfigOptions(
     // Claude Code's files are read unless compatibility is switched off.
     ...(options.claudeCompat !== false ? { claudeCompat: true } : {}),
     env: options.env ?? process.env,
+    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(options.env ?? process.env),
   };
 }
 
@@ -69,6 +83,7 @@ export async function loadMcpFor(
         }
       : {}),
     warn: (text) => errors.write(`notice: ${text}\n`),
+    oauthStoreDir: mcpOAuthStoreDir(options.env ?? process.env, home),
     ...(interaction.elicit ? { elicit: interaction.elicit } : {}),
     ...(process.env['EFFERENT_DEBUG']
       ? { log: (server, line) => errors.write(`[mcp ${server}] ${line}\n`) }
@@ -97,6 +112,21 @@ export async function openSession(
   const { manager, trusted } = await loadMcpFor(options, flags, errors, interaction, settingsEnv);
   if (!manager) return createSession({ ...options, trusted });
   await manager.start();
+  const authorizeOn = interaction.authorizeOn;
+  if (authorizeOn) {
+    const { loginToMcpServer } = await import('../../mcp/index.ts');
+    await manager.authorizePending(async (connection) => {
+      if (connection.config.type === 'stdio') return;
+      authorizeOn.write(`\nMCP server "${connection.name}" needs authorization.\n`);
+      await loginToMcpServer({
+        serverName: connection.name,
+        serverUrl: connection.config.url,
+        storeDir: mcpOAuthStoreDir(options.env ?? process.env, options.home ?? homedir()),
+        onAuthorizationUrl: (url) =>
+          authorizeOn.write(`Open this URL to authorize efferent:\n  ${url.href}\n`),
+      });
+    });
+  }
   for (const failure of manager.failures) errors.write(`notice: ${failure}\n`);
   const { attachMcpToSession } = await import('../../mcp/index.ts');
   try {

@@ -55,6 +55,15 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** An MCP server's progress in words: "2/5 (40%) indexing", or the bare count when no total is known. */
+export function mcpProgressLine(data: { progress: number; total?: number; message?: string }): string {
+  const count =
+    typeof data.total === 'number' && data.total > 0
+      ? `${data.progress}/${data.total} (${Math.round((data.progress / data.total) * 100)}%)`
+      : `${data.progress}`;
+  return data.message ? `${count} ${data.message}` : count;
+}
+
 /**
  * Prints agent events as they happen: streamed text inline, one line when a tool starts, progress
  * (elapsed time and the output tail of shell commands), and each result's first lines (in call order).
@@ -107,6 +116,15 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
       case 'tool_progress': {
         showStarted(event.toolUseId, event.at);
         const data = event.data as { type?: string; output?: string; elapsedMs?: number } | undefined;
+        if (data?.type === 'mcp_progress') {
+          const progress = mcpProgressLine(
+            event.data as { progress: number; total?: number; message?: string },
+          );
+          if (progress === lastTail.get(event.toolUseId)) return;
+          lastTail.set(event.toolUseId, progress);
+          line(style.dim(`  … ${progress}`));
+          return;
+        }
         if (data?.type !== 'shell_progress') return;
         const tail = (data.output ?? '').trimEnd().split('\n').slice(-3).join('\n');
         if (tail === lastTail.get(event.toolUseId)) return;

@@ -20,6 +20,9 @@ export const appliedSettingsKeys: ReadonlySet<string> = new Set([
   'enableAllProjectMcpServers',
   'enabledMcpjsonServers',
   'disabledMcpjsonServers',
+  'allowedMcpServers',
+  'deniedMcpServers',
+  'allowManagedMcpServersOnly',
   'sandbox',
 ]);
 
@@ -41,10 +44,6 @@ const unsupportedReasons: Readonly<Record<string, string>> = {
   statusLine: 'not supported: efferent has no status line.',
   cleanupPeriodDays:
     'not used: session transcripts under ~/.efferent/projects are kept until you delete them.',
-  allowedMcpServers: 'not enforced yet: MCP servers are approved per project (enabledMcpjsonServers).',
-  deniedMcpServers:
-    'not enforced yet: turn a project server off with disabledMcpjsonServers, or remove it from the file.',
-  allowManagedMcpServersOnly: 'not enforced yet: MCP servers from every settings level are started.',
   includeCoAuthoredBy: 'not used: efferent writes no commits or pull requests of its own.',
   attribution: 'not used: efferent writes no commits or pull requests of its own.',
   apiKeyHelper: 'not supported: set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment.',
