@@ -12,7 +12,14 @@ export type {
   RunToolEvent,
   SessionRunOptions,
 } from './run-events.ts';
-export { createSession, type Session, type SessionOptions, settingsEnvironment } from './session.ts';
+export {
+  createSession,
+  type Session,
+  type SessionConfiguration,
+  type SessionOptions,
+  sessionConfiguration,
+  settingsEnvironment,
+} from './session.ts';
 export { type CallDecision, decideCall } from './decide-call.ts';
 export {
   type AskLaterAnswer,

@@ -39,6 +39,7 @@ import {
 import {
   type AutoModeClassifier,
   type CliSettingsInput,
+  configurationEnvironment,
   createPermissionResolver,
   createReadDenyCheck,
   createRuleBasedClassifier,
@@ -342,12 +343,22 @@ function notifyingAskUser(askUser: AskUser, hooks: HookRunner, context: ToolUseC
   };
 }
 
+/** efferent's configuration for a session's options, known before the session opens. */
+export interface SessionConfiguration {
+  /** The merged settings `env`. */
+  settingsEnv: Record<string, string>;
+  /** The environment configuration variables are read from: the options' (or the process's) overlaid by `settingsEnv`. */
+  env: Record<string, string | undefined>;
+  /** The settings `model` key, when a file sets one. */
+  model?: string;
+}
+
 /**
- * The settings `env` a session with these options would apply (trust decides as in
- * {@link createSession}), so things started before the session — MCP servers, efferent's own
- * `MCP_TIMEOUT`-style variables — can use it too.
+ * The configuration a session with these options would apply (trust decides as in
+ * {@link createSession}), so things chosen before the session opens — the provider, its base URL and
+ * model, MCP servers and their `MCP_TIMEOUT`-style limits — read the same environment as its tools.
  */
-export async function settingsEnvironment(options: SessionOptions): Promise<Record<string, string>> {
+export async function sessionConfiguration(options: SessionOptions): Promise<SessionConfiguration> {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const settings = await loadSettings({
@@ -359,7 +370,16 @@ export async function settingsEnvironment(options: SessionOptions): Promise<Reco
     ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
     managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
   });
-  return settings.env;
+  return {
+    settingsEnv: settings.env,
+    env: configurationEnvironment(env, settings.env),
+    ...(settings.model ? { model: settings.model } : {}),
+  };
+}
+
+/** The settings `env` a session with these options would apply (see {@link sessionConfiguration}). */
+export async function settingsEnvironment(options: SessionOptions): Promise<Record<string, string>> {
+  return (await sessionConfiguration(options)).settingsEnv;
 }
 
 /**
@@ -412,7 +432,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     isNonInteractive: options.askUser === undefined,
     permissionMode: settings.defaultMode,
     additionalDirectories: settings.additionalDirectories,
-    env: { ...withoutModelCredentials(env), ...settings.env },
+    // Tools get the configuration environment without the agent's credentials (settings may pass one on purpose).
+    env: configurationEnvironment(withoutModelCredentials(env), settings.env),
     ...(options.sessionDir ? { sessionDir: options.sessionDir } : {}),
     ...(options.ui ? { ui: options.ui } : {}),
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),

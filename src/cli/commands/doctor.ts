@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { createSession, isWorkspaceTrusted } from '../../agent/index.ts';
 import { loadMcpConfiguration } from '../../mcp/config.ts';
 import {
+  configurationEnvironment,
   formatSettingsWarning,
   type LoadedSettings,
   managedSettingsPathFrom,
@@ -12,6 +13,7 @@ import {
 import { probeSandbox } from '../../tools/shared/process/sandbox.ts';
 import { locateRipgrep } from '../../tools/shared/ripgrep.ts';
 import { mcpConfigOptions } from '../terminal/mcp-session.ts';
+import { chooseModelSpec } from '../terminal/resolve-provider.ts';
 import {
   addSessionFlags,
   resolveTrust,
@@ -76,6 +78,17 @@ function hookLines(settings: LoadedSettings): string[] {
   return lines.length > 0 ? lines : ['  (none)'];
 }
 
+/** Which model `efferent run` without `--model` would use, and where that choice comes from. */
+function modelLine(settings: LoadedSettings, env: Readonly<Record<string, string | undefined>>): string {
+  const configured = configurationEnvironment(env, settings.env);
+  const spec = chooseModelSpec(undefined, configured, settings.model);
+  if (spec === undefined) return 'Model: chosen by the API key set (ANTHROPIC_API_KEY, OPENAI_API_KEY)';
+  const from = configured['ANTHROPIC_MODEL']?.trim()
+    ? `ANTHROPIC_MODEL${Object.hasOwn(settings.env, 'ANTHROPIC_MODEL') ? ' from settings env' : ''}`
+    : 'the settings model key';
+  return `Model: ${spec} (${from}; --model overrides it)`;
+}
+
 /** `efferent doctor`: what efferent found and will use, and every problem with it. */
 export function registerDoctorCommand(program: Command): void {
   const command = program
@@ -99,6 +112,7 @@ export function registerDoctorCommand(program: Command): void {
     const out: string[] = [`efferent doctor: ${settings.projectRoot}`, ''];
     out.push(`Workspace: ${trusted ? 'trusted' : 'not trusted (project settings may only tighten)'}`);
     out.push(`Permission mode: ${settings.defaultMode}`);
+    out.push(modelLine(settings, env));
     out.push('', 'Settings files (highest precedence first):', ...settingsFileLines(settings, managedPath));
     out.push('', `Warnings (${settings.warnings.length}):`);
     out.push(
