@@ -5,8 +5,10 @@ import { createHookInput, type HookRunner } from '../hooks/index.ts';
 
 /**
  * Claude Code's session lifecycle hooks around the agent loop: SessionStart (its stdout becomes
- * context; `CLAUDE_ENV_FILE` exports reach later tools), UserPromptSubmit (may block the prompt or add
- * context) and Stop (may make the agent continue, with `stop_hook_active` set on the next stop).
+ * context; `CLAUDE_ENV_FILE` exports reach later tools), SubagentStart (instead of SessionStart when
+ * the loop runs a subagent's context; its `additionalContext` reaches the subagent), UserPromptSubmit
+ * (may block the prompt or add context) and Stop (may make the agent continue, with
+ * `stop_hook_active` set on the next stop).
  */
 
 /** What the hooks before a prompt decided. */
@@ -52,7 +54,22 @@ export async function runPromptHooks(
   const blocks: ContentBlock[] = typeof prompt === 'string' ? [textBlock(prompt)] : [...prompt];
   const extra: string[] = [];
   const source = options.sessionStart;
-  if (source && hooks.hasHooks('SessionStart', source)) {
+  const agent = context.agent;
+  if (source && agent.depth > 0) {
+    // A subagent's first prompt: SubagentStart (matched on the agent type), not SessionStart.
+    const agentType = agent.agentType ?? '';
+    if (hooks.hasHooks('SubagentStart', agentType)) {
+      const input = createHookInput('SubagentStart', context, {
+        agent_id: agent.agentId,
+        agent_type: agentType,
+      });
+      const outcome = await hooks.run('SubagentStart', input, {
+        signal: options.signal,
+        matchValue: agentType,
+      });
+      extra.push(...outcome.additionalContext);
+    }
+  } else if (source && hooks.hasHooks('SessionStart', source)) {
     const envFile = hookEnvFile(context);
     await mkdir(context.run.sessionDir, { recursive: true });
     const outcome = await hooks.run('SessionStart', createHookInput('SessionStart', context, { source }), {

@@ -53,6 +53,9 @@ function settingsFileLines(settings: LoadedSettings, managedPath: string): strin
   return lines;
 }
 
+/** Events that fire only around subagents, which the CLI never starts. */
+const subagentEvents: ReadonlySet<string> = new Set(['SubagentStart', 'SubagentStop']);
+
 function hookLines(settings: LoadedSettings): string[] {
   const lines: string[] = [];
   for (const layer of settings.hooks) {
@@ -69,7 +72,10 @@ function hookLines(settings: LoadedSettings): string[] {
           const skipped = runnableHookTypes.has(handler.type)
             ? ''
             : ` — not supported: efferent skips ${handler.type} hooks (with a warning when one would run)`;
-          lines.push(`  ${event}${matcher} ${handler.type}: ${what} (${layer.origin})${skipped}`);
+          const note = subagentEvents.has(event)
+            ? ' — fires only in subagents: efferent has no subagent tool, so only a program running the loop on createSubagentContext starts one'
+            : '';
+          lines.push(`  ${event}${matcher} ${handler.type}: ${what} (${layer.origin})${skipped}${note}`);
         }
       }
     }
