@@ -21,6 +21,7 @@ export {
   settingsEnvironment,
 } from './session.ts';
 export { type CallDecision, decideCall } from './decide-call.ts';
+export { modelessPromptHookNotices } from './lifecycle-hooks.ts';
 export {
   type AskLaterAnswer,
   askLater,

@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ContentBlock, systemReminder, type ToolUseContext, textBlock } from '../core/index.ts';
 import { createHookInput, type HookRunner } from '../hooks/index.ts';
+import type { LoadedSettings } from '../permissions/index.ts';
 
 /**
  * Claude Code's session lifecycle hooks around the agent loop: SessionStart (its stdout becomes
@@ -116,4 +117,21 @@ export async function runStopHooks(
   });
   if (outcome.stop) return undefined;
   return outcome.blocked?.reason ?? outcome.blockReasons[0];
+}
+
+/**
+ * The notice for commands that run tools without a model (`check`, `call`, `mcp serve`) when the
+ * settings have `prompt` hooks: those hooks cannot decide there, so they are skipped and a
+ * PreToolUse call they would have judged is asked about. Empty when there are none.
+ */
+export function modelessPromptHookNotices(settings: LoadedSettings): string[] {
+  const events = new Set<string>();
+  for (const layer of settings.hooks)
+    for (const [event, groups] of Object.entries(layer.hooks))
+      for (const group of groups ?? [])
+        if (group.hooks.some((handler) => handler.type === 'prompt')) events.add(event);
+  if (events.size === 0 || settings.disableAllHooks) return [];
+  return [
+    `prompt hooks (${[...events].join(', ')}) need a model and this command runs without one: they are skipped, and a tool call a PreToolUse prompt hook would judge asks for approval instead. efferent run gives them its model.`,
+  ];
 }

@@ -35,6 +35,7 @@ import {
   hookOutputDir,
   type InProcessHook,
   type OwnedHookRunner,
+  promptHookProviderKey,
 } from '../hooks/index.ts';
 import {
   type AutoModeClassifier,
@@ -455,6 +456,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     disabled: settings.disableAllHooks || options.runHooks === false,
     ...(settings.allowedHttpHookUrls ? { allowedHttpHookUrls: settings.allowedHttpHookUrls } : {}),
     outputDir: hookOutputDir(context.run.sessionDir),
+    // `prompt` hooks ask the provider of the run in progress (the loop puts it in this slot).
+    promptProvider: () => context.run.resources?.peek(promptHookProviderKey)?.provider,
     // `sandbox.hooks`: command hooks run in the sandbox, writing only the project, with their own allowlist.
     ...(settings.sandbox?.hooks
       ? {

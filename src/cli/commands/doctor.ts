@@ -26,7 +26,7 @@ interface DoctorFlags extends SessionFlags {
 }
 
 /** Hook handler types efferent runs; the others are listed as skipped. */
-const runnableHookTypes = new Set(['command', 'http']);
+const runnableHookTypes = new Set(['command', 'http', 'prompt']);
 
 /** Every settings file efferent looks for, highest precedence first, and what became of each. */
 function settingsFileLines(settings: LoadedSettings, managedPath: string): string[] {
@@ -67,7 +67,9 @@ function hookLines(settings: LoadedSettings): string[] {
               ? handler.command
               : typeof handler.url === 'string'
                 ? handler.url
-                : JSON.stringify(handler);
+                : typeof handler['prompt'] === 'string'
+                  ? `${handler['prompt']} (asks the model of efferent run; skipped by check and call)`
+                  : JSON.stringify(handler);
           const matcher = group.matcher ? ` [${group.matcher}]` : '';
           const skipped = runnableHookTypes.has(handler.type)
             ? ''
