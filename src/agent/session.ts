@@ -69,6 +69,12 @@ import {
   type SessionAskUser,
   type ToolChoice,
 } from './session-setup.ts';
+import {
+  askingWebSearch,
+  isWebSearchTool,
+  planModeAllowedMcpTool,
+  readOnlyClaim,
+} from './web-search-default.ts';
 import { type WouldAsk, wouldAsk } from './would-ask.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 import { sandboxConfigurationKey } from '../sandbox/config.ts';
@@ -406,7 +412,20 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   });
   const shell = await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);
-  const extra = options.extraTools ?? [];
+  // A WebSearch tool (a program's or an MCP server's) asks unless a rule allows it.
+  const hasExplicitAllow = (tool: AnyTool) =>
+    settings.rules.allow.some(
+      (rule) =>
+        rule.value.ruleContent === undefined && toolNameMatches(rule.value.toolName, tool.name, tool.aliases),
+    );
+  // An explicitly allowed MCP tool its server marks read-only runs in plan mode.
+  const extra = (options.extraTools ?? []).map((tool) =>
+    isWebSearchTool(tool)
+      ? askingWebSearch(tool, hasExplicitAllow)
+      : tool.mcpInfo && readOnlyClaim(tool)
+        ? planModeAllowedMcpTool(tool, hasExplicitAllow)
+        : tool,
+  );
   const poolInput = {
     builtIns: chooseTools(
       allTools,
