@@ -358,6 +358,8 @@ export interface SessionConfiguration {
   env: Record<string, string | undefined>;
   /** The settings `model` key, when a file sets one. */
   model?: string;
+  /** The settings `cleanupPeriodDays`, when a file sets a whole number above zero. */
+  cleanupPeriodDays?: number;
 }
 
 /**
@@ -381,6 +383,7 @@ export async function sessionConfiguration(options: SessionOptions): Promise<Ses
     settingsEnv: settings.env,
     env: configurationEnvironment(env, settings.env),
     ...(settings.model ? { model: settings.model } : {}),
+    ...(settings.cleanupPeriodDays ? { cleanupPeriodDays: settings.cleanupPeriodDays } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,8 +41,11 @@ async function userSettings(settings: Record<string, unknown>): Promise<void> {
 
 const noPolicy = () => ({ EFFERENT_MANAGED_SETTINGS: join(root, 'no-policy.json') });
 
-function run(env: Record<string, string> = {}) {
-  return runEfferent(['run', '-p', 'hello', '--cwd', project], project, home, { ...noPolicy(), ...env });
+function run(env: Record<string, string> = {}, args: string[] = []) {
+  return runEfferent(['run', '-p', 'hello', '--cwd', project, ...args], project, home, {
+    ...noPolicy(),
+    ...env,
+  });
 }
 
 describe('provider variables from settings env', () => {
@@ -146,5 +149,28 @@ describe('MCP variables from settings env', () => {
     const result = await call('repeat', { text: 'word ', times: 400 });
     expect(result.stdout).toContain('Output too large to show inline');
     expect(result.stdout).not.toContain('word '.repeat(400));
+  });
+});
+
+describe('cleanupPeriodDays', () => {
+  it('efferent run deletes saved transcripts older than the settings value, in every project', {
+    timeout: 120_000,
+  }, async () => {
+    const projects = join(home, '.efferent', 'projects');
+    await mkdir(join(projects, 'other-project'), { recursive: true });
+    const old = join(projects, 'other-project', 'old-session.jsonl');
+    const recent = join(projects, 'other-project', 'recent-session.jsonl');
+    await writeFile(old, '{}\n');
+    await writeFile(recent, '{}\n');
+    const fortyDaysAgo = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000);
+    await utimes(old, fortyDaysAgo, fortyDaysAgo);
+    await userSettings({ cleanupPeriodDays: 30 });
+    await writeFile(
+      join(project, 'session.jsonl'),
+      JSON.stringify({ events: [{ type: 'text_delta', text: 'Hi.' }] }),
+    );
+    const result = await run({}, ['--model', 'replay:session.jsonl']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readdir(join(projects, 'other-project'))).toEqual(['recent-session.jsonl']);
   });
 });

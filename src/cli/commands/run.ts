@@ -12,6 +12,7 @@ import { LineInput } from '../terminal/line-input.ts';
 import { createTerminalElicit, openSession } from '../terminal/mcp-session.ts';
 import { TerminalPermissionPrompts } from '../terminal/permission-prompt.ts';
 import { chooseModelSpec, resolveProvider } from '../terminal/resolve-provider.ts';
+import { deleteOldTranscripts } from '../terminal/transcript-cleanup.ts';
 import {
   addSessionFlags,
   isTrustNotice,
@@ -188,6 +189,9 @@ export function registerRunCommand(program: Command): void {
       process.cwd(),
     );
     const configDir = efferentConfigDir();
+    // `cleanupPeriodDays`: older saved transcripts go before this session starts.
+    if (configuration.cleanupPeriodDays)
+      await deleteOldTranscripts(configDir, configuration.cleanupPeriodDays);
     const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }));
     const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd, memory });
     const sessionOptions = { ...base, model: provider.model };

@@ -79,6 +79,7 @@ export function mergeSettings(
   const sandboxLayers: SandboxSettingsLayer[] = [];
   let allowedHttpHookUrls: string[] | undefined;
   let model: string | undefined;
+  let cleanupPeriodDays: number | undefined;
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -163,6 +164,9 @@ export function mergeSettings(
       else disableUnmanagedHooks = true;
     }
     if (layer.settings.sandbox) sandboxLayers.push({ settings: layer.settings.sandbox, root: layer.root });
+    const layerCleanup = layer.settings['cleanupPeriodDays'];
+    if (cleanupPeriodDays === undefined && typeof layerCleanup === 'number' && Number.isInteger(layerCleanup))
+      cleanupPeriodDays = layerCleanup;
     const layerModel = layer.settings['model'];
     if (model === undefined && typeof layerModel === 'string' && layerModel.trim() !== '')
       model = layerModel.trim();
@@ -239,6 +243,7 @@ export function mergeSettings(
     ...(allowedHttpHookUrls ? { allowedHttpHookUrls } : {}),
     env,
     ...(model ? { model } : {}),
+    ...(cleanupPeriodDays !== undefined && cleanupPeriodDays > 0 ? { cleanupPeriodDays } : {}),
     sandbox: mergeSandboxSettings(sandboxLayers, { allow, deny, ask }, options.home),
     // Each skipped entry is also a notice, so every command that reports notices shows it once.
     notices: [...warnings.map(formatSettingsWarning), ...notices],

@@ -38,6 +38,8 @@ export interface LoadedSettings {
   env: Record<string, string>;
   /** The `model` key of the highest level that sets one (used when neither `--model` nor ANTHROPIC_MODEL is given). */
   model?: string;
+  /** `cleanupPeriodDays` of the highest level that sets a whole number above zero: `run` deletes older transcripts. */
+  cleanupPeriodDays?: number;
   /** Things the user should know: skipped entries, ignored rules, untrusted workspace, refused modes. */
   notices: string[];
   /** Entries (or whole files) skipped because they were invalid: file, key and why. */
