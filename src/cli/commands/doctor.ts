@@ -14,6 +14,7 @@ import { probeSandbox } from '../../tools/shared/process/sandbox.ts';
 import { locateRipgrep } from '../../tools/shared/ripgrep.ts';
 import { mcpConfigOptions } from '../terminal/mcp-session.ts';
 import { chooseModelSpec } from '../terminal/resolve-provider.ts';
+import { statusLineSetting } from '../terminal/status-line.ts';
 import {
   addSessionFlags,
   resolveTrust,
@@ -121,6 +122,14 @@ export function registerDoctorCommand(program: Command): void {
     out.push(`Workspace: ${trusted ? 'trusted' : 'not trusted (project settings may only tighten)'}`);
     out.push(`Permission mode: ${settings.defaultMode}`);
     out.push(modelLine(settings, env));
+    if (settings.statusLine !== undefined) {
+      const status = statusLineSetting(settings.statusLine);
+      out.push(
+        status
+          ? `Status line: ${status.command} (interactive run shows its first line above each prompt)`
+          : 'Status line: not used (only {"type": "command", "command": …} is supported)',
+      );
+    }
     out.push('', 'Settings files (highest precedence first):', ...settingsFileLines(settings, managedPath));
     out.push('', `Warnings (${settings.warnings.length}):`);
     out.push(

@@ -12,6 +12,7 @@ import { LineInput } from '../terminal/line-input.ts';
 import { createTerminalElicit, openSession } from '../terminal/mcp-session.ts';
 import { TerminalPermissionPrompts } from '../terminal/permission-prompt.ts';
 import { chooseModelSpec, resolveProvider } from '../terminal/resolve-provider.ts';
+import { runStatusLine, statusLineSetting } from '../terminal/status-line.ts';
 import { deleteOldTranscripts } from '../terminal/transcript-cleanup.ts';
 import {
   addSessionFlags,
@@ -123,6 +124,34 @@ function maxRetriesFrom(
   const fromEnv = env['EFFERENT_MAX_RETRIES'];
   if (fromEnv !== undefined && fromEnv !== '') return positiveInteger('EFFERENT_MAX_RETRIES', fromEnv, 0);
   return undefined;
+}
+
+/** The settings `statusLine` for the interactive terminal: its command gets Claude Code's status JSON. */
+function statusLineOption(
+  session: Session,
+  model: string,
+): { statusLine?: () => Promise<string | undefined> } {
+  const setting = statusLineSetting(session.settings.statusLine);
+  if (!setting) return {};
+  return {
+    statusLine: () => {
+      const run = session.context.run;
+      return runStatusLine(
+        setting,
+        {
+          hook_event_name: 'Status',
+          session_id: run.sessionId,
+          transcript_path: run.transcriptPath ?? '',
+          cwd: run.cwd,
+          model: { id: model, display_name: model },
+          workspace: { current_dir: run.cwd, project_dir: session.settings.projectRoot },
+          version: process.env['npm_package_version'] ?? '',
+          output_style: { name: 'default' },
+        },
+        { cwd: run.cwd, env: run.env },
+      );
+    },
+  };
 }
 
 /** A reader that closed the pipe (`| head -1`) ends the run quietly: no EPIPE stack trace. */
@@ -307,6 +336,7 @@ export function registerRunCommand(program: Command): void {
         onMessage: (message) => void transcript.append(message),
         customCommands: loadCustomCommands(commandFolders(cwd, configDir, homedir())),
         switchModel: (spec) => resolveProvider(spec, env, process.cwd()),
+        ...statusLineOption(session, provider.model),
       });
     } finally {
       await closeSession(session, transcript);

@@ -80,6 +80,7 @@ export function mergeSettings(
   let allowedHttpHookUrls: string[] | undefined;
   let model: string | undefined;
   let cleanupPeriodDays: number | undefined;
+  let statusLine: unknown;
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -167,6 +168,8 @@ export function mergeSettings(
     const layerCleanup = layer.settings['cleanupPeriodDays'];
     if (cleanupPeriodDays === undefined && typeof layerCleanup === 'number' && Number.isInteger(layerCleanup))
       cleanupPeriodDays = layerCleanup;
+    if (statusLine === undefined && layer.settings['statusLine'] !== undefined)
+      statusLine = layer.settings['statusLine'];
     const layerModel = layer.settings['model'];
     if (model === undefined && typeof layerModel === 'string' && layerModel.trim() !== '')
       model = layerModel.trim();
@@ -243,6 +246,7 @@ export function mergeSettings(
     ...(allowedHttpHookUrls ? { allowedHttpHookUrls } : {}),
     env,
     ...(model ? { model } : {}),
+    ...(statusLine !== undefined ? { statusLine } : {}),
     ...(cleanupPeriodDays !== undefined && cleanupPeriodDays > 0 ? { cleanupPeriodDays } : {}),
     sandbox: mergeSandboxSettings(sandboxLayers, { allow, deny, ask }, options.home),
     // Each skipped entry is also a notice, so every command that reports notices shows it once.

@@ -13,6 +13,7 @@ export const appliedSettingsKeys: ReadonlySet<string> = new Set([
   'env',
   'model',
   'cleanupPeriodDays',
+  'statusLine',
   'disableAllHooks',
   'allowManagedHooksOnly',
   'allowedHttpHookUrls',
@@ -39,7 +40,6 @@ export const appliedPermissionKeys: ReadonlySet<string> = new Set([
 
 /** Why a known Claude Code key is not used, in words a user can act on. */
 const unsupportedReasons: Readonly<Record<string, string>> = {
-  statusLine: 'not supported: efferent has no status line.',
   allowedMcpServers: 'not enforced yet: MCP servers are approved per project (enabledMcpjsonServers).',
   deniedMcpServers:
     'not enforced yet: turn a project server off with disabledMcpjsonServers, or remove it from the file.',

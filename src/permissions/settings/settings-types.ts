@@ -40,6 +40,8 @@ export interface LoadedSettings {
   model?: string;
   /** `cleanupPeriodDays` of the highest level that sets a whole number above zero: `run` deletes older transcripts. */
   cleanupPeriodDays?: number;
+  /** `statusLine` of the highest level that sets one, as written (interactive `run` shows it). */
+  statusLine?: unknown;
   /** Things the user should know: skipped entries, ignored rules, untrusted workspace, refused modes. */
   notices: string[];
   /** Entries (or whole files) skipped because they were invalid: file, key and why. */

@@ -170,7 +170,6 @@ describe('loadSettings', () => {
     expect(model).toBe('claude-sonnet-4-5');
     expect(unusedKeys.map((entry) => [entry.file, entry.key])).toEqual([
       [file, 'includeCoAuthoredBy'],
-      [file, 'statusLine'],
       [file, 'somethingNew'],
       [file, 'permissions.experimentalThing'],
     ]);
