@@ -12,8 +12,16 @@ export type {
   RunToolEvent,
   SessionRunOptions,
 } from './run-events.ts';
-export { createSession, type Session, type SessionOptions, settingsEnvironment } from './session.ts';
+export {
+  createSession,
+  type Session,
+  type SessionConfiguration,
+  type SessionOptions,
+  sessionConfiguration,
+  settingsEnvironment,
+} from './session.ts';
 export { type CallDecision, decideCall } from './decide-call.ts';
+export { modelessPromptHookNotices } from './lifecycle-hooks.ts';
 export {
   type AskLaterAnswer,
   askLater,

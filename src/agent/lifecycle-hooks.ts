@@ -2,11 +2,14 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ContentBlock, systemReminder, type ToolUseContext, textBlock } from '../core/index.ts';
 import { createHookInput, type HookRunner } from '../hooks/index.ts';
+import type { LoadedSettings } from '../permissions/index.ts';
 
 /**
  * Claude Code's session lifecycle hooks around the agent loop: SessionStart (its stdout becomes
- * context; `CLAUDE_ENV_FILE` exports reach later tools), UserPromptSubmit (may block the prompt or add
- * context) and Stop (may make the agent continue, with `stop_hook_active` set on the next stop).
+ * context; `CLAUDE_ENV_FILE` exports reach later tools), SubagentStart (instead of SessionStart when
+ * the loop runs a subagent's context; its `additionalContext` reaches the subagent), UserPromptSubmit
+ * (may block the prompt or add context) and Stop (may make the agent continue, with
+ * `stop_hook_active` set on the next stop).
  */
 
 /** What the hooks before a prompt decided. */
@@ -52,7 +55,22 @@ export async function runPromptHooks(
   const blocks: ContentBlock[] = typeof prompt === 'string' ? [textBlock(prompt)] : [...prompt];
   const extra: string[] = [];
   const source = options.sessionStart;
-  if (source && hooks.hasHooks('SessionStart', source)) {
+  const agent = context.agent;
+  if (source && agent.depth > 0) {
+    // A subagent's first prompt: SubagentStart (matched on the agent type), not SessionStart.
+    const agentType = agent.agentType ?? '';
+    if (hooks.hasHooks('SubagentStart', agentType)) {
+      const input = createHookInput('SubagentStart', context, {
+        agent_id: agent.agentId,
+        agent_type: agentType,
+      });
+      const outcome = await hooks.run('SubagentStart', input, {
+        signal: options.signal,
+        matchValue: agentType,
+      });
+      extra.push(...outcome.additionalContext);
+    }
+  } else if (source && hooks.hasHooks('SessionStart', source)) {
     const envFile = hookEnvFile(context);
     await mkdir(context.run.sessionDir, { recursive: true });
     const outcome = await hooks.run('SessionStart', createHookInput('SessionStart', context, { source }), {
@@ -99,4 +117,21 @@ export async function runStopHooks(
   });
   if (outcome.stop) return undefined;
   return outcome.blocked?.reason ?? outcome.blockReasons[0];
+}
+
+/**
+ * The notice for commands that run tools without a model (`check`, `call`, `mcp serve`) when the
+ * settings have `prompt` hooks: those hooks cannot decide there, so they are skipped and a
+ * PreToolUse call they would have judged is asked about. Empty when there are none.
+ */
+export function modelessPromptHookNotices(settings: LoadedSettings): string[] {
+  const events = new Set<string>();
+  for (const layer of settings.hooks)
+    for (const [event, groups] of Object.entries(layer.hooks))
+      for (const group of groups ?? [])
+        if (group.hooks.some((handler) => handler.type === 'prompt')) events.add(event);
+  if (events.size === 0 || settings.disableAllHooks) return [];
+  return [
+    `prompt hooks (${[...events].join(', ')}) need a model and this command runs without one: they are skipped, and a tool call a PreToolUse prompt hook would judge asks for approval instead. efferent run gives them its model.`,
+  ];
 }

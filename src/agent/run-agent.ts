@@ -17,7 +17,7 @@ import {
 } from '../core/index.ts';
 import type { ResultBudget } from '../budget/index.ts';
 import { runStreamingTurn, type TurnOutcome } from '../executor/index.ts';
-import type { HookRunner } from '../hooks/index.ts';
+import { type HookRunner, promptHookProviderKey } from '../hooks/index.ts';
 import { runPromptHooks, runStopHooks } from './lifecycle-hooks.ts';
 import type { AgentDone, AgentEvent, AgentStopReason } from './agent-events.ts';
 import { normalizeMessagesForApi } from './normalize-messages.ts';
@@ -155,6 +155,10 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   }
 
   const hooks = options.hooks;
+  // `prompt` hooks of the session decide with this run's provider.
+  const resources = options.context.run.resources;
+  if (hooks && resources && !resources.disposed)
+    resources.get(promptHookProviderKey).provider = options.provider;
   const first = (options.history ?? []).length === 0;
   const before = hooks
     ? await runPromptHooks(hooks, options.context, options.prompt, {

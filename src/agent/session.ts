@@ -35,10 +35,12 @@ import {
   hookOutputDir,
   type InProcessHook,
   type OwnedHookRunner,
+  promptHookProviderKey,
 } from '../hooks/index.ts';
 import {
   type AutoModeClassifier,
   type CliSettingsInput,
+  configurationEnvironment,
   createPermissionResolver,
   createReadDenyCheck,
   createRuleBasedClassifier,
@@ -68,6 +70,12 @@ import {
   type SessionAskUser,
   type ToolChoice,
 } from './session-setup.ts';
+import {
+  askingWebSearch,
+  isWebSearchTool,
+  planModeAllowedMcpTool,
+  readOnlyClaim,
+} from './web-search-default.ts';
 import { type WouldAsk, wouldAsk } from './would-ask.ts';
 import { isWorkspaceTrusted } from './workspace-trust.ts';
 import { sandboxConfigurationKey } from '../sandbox/config.ts';
@@ -350,12 +358,24 @@ function notifyingAskUser(askUser: AskUser, hooks: HookRunner, context: ToolUseC
   };
 }
 
+/** efferent's configuration for a session's options, known before the session opens. */
+export interface SessionConfiguration {
+  /** The merged settings `env`. */
+  settingsEnv: Record<string, string>;
+  /** The environment configuration variables are read from: the options' (or the process's) overlaid by `settingsEnv`. */
+  env: Record<string, string | undefined>;
+  /** The settings `model` key, when a file sets one. */
+  model?: string;
+  /** The settings `cleanupPeriodDays`, when a file sets a whole number above zero. */
+  cleanupPeriodDays?: number;
+}
+
 /**
- * The settings `env` a session with these options would apply (trust decides as in
- * {@link createSession}), so things started before the session — MCP servers, efferent's own
- * `MCP_TIMEOUT`-style variables — can use it too.
+ * The configuration a session with these options would apply (trust decides as in
+ * {@link createSession}), so things chosen before the session opens — the provider, its base URL and
+ * model, MCP servers and their `MCP_TIMEOUT`-style limits — read the same environment as its tools.
  */
-export async function settingsEnvironment(options: SessionOptions): Promise<Record<string, string>> {
+export async function sessionConfiguration(options: SessionOptions): Promise<SessionConfiguration> {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const settings = await loadSettings({
@@ -367,7 +387,17 @@ export async function settingsEnvironment(options: SessionOptions): Promise<Reco
     ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
     managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
   });
-  return settings.env;
+  return {
+    settingsEnv: settings.env,
+    env: configurationEnvironment(env, settings.env),
+    ...(settings.model ? { model: settings.model } : {}),
+    ...(settings.cleanupPeriodDays ? { cleanupPeriodDays: settings.cleanupPeriodDays } : {}),
+  };
+}
+
+/** The settings `env` a session with these options would apply (see {@link sessionConfiguration}). */
+export async function settingsEnvironment(options: SessionOptions): Promise<Record<string, string>> {
+  return (await sessionConfiguration(options)).settingsEnv;
 }
 
 /**
@@ -394,7 +424,20 @@ export async function createSession(options: SessionOptions): Promise<Session> {
   const shell =
     options.loadShellParserAtStart === false ? defaultShellAnalyzer : await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);
-  const extra = options.extraTools ?? [];
+  // A WebSearch tool (a program's or an MCP server's) asks unless a rule allows it.
+  const hasExplicitAllow = (tool: AnyTool) =>
+    settings.rules.allow.some(
+      (rule) =>
+        rule.value.ruleContent === undefined && toolNameMatches(rule.value.toolName, tool.name, tool.aliases),
+    );
+  // An explicitly allowed MCP tool its server marks read-only runs in plan mode.
+  const extra = (options.extraTools ?? []).map((tool) =>
+    isWebSearchTool(tool)
+      ? askingWebSearch(tool, hasExplicitAllow)
+      : tool.mcpInfo && readOnlyClaim(tool)
+        ? planModeAllowedMcpTool(tool, hasExplicitAllow)
+        : tool,
+  );
   const poolInput = {
     builtIns: chooseTools(
       allTools,
@@ -421,7 +464,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     isNonInteractive: options.askUser === undefined,
     permissionMode: settings.defaultMode,
     additionalDirectories: settings.additionalDirectories,
-    env: { ...withoutModelCredentials(env), ...settings.env },
+    // Tools get the configuration environment without the agent's credentials (settings may pass one on purpose).
+    env: configurationEnvironment(withoutModelCredentials(env), settings.env),
     ...(options.sessionDir ? { sessionDir: options.sessionDir } : {}),
     ...(options.ui ? { ui: options.ui } : {}),
     ...(options.maxConcurrency ? { maxConcurrency: options.maxConcurrency } : {}),
@@ -443,6 +487,8 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     disabled: settings.disableAllHooks || options.runHooks === false,
     ...(settings.allowedHttpHookUrls ? { allowedHttpHookUrls: settings.allowedHttpHookUrls } : {}),
     outputDir: hookOutputDir(context.run.sessionDir),
+    // `prompt` hooks ask the provider of the run in progress (the loop puts it in this slot).
+    promptProvider: () => context.run.resources?.peek(promptHookProviderKey)?.provider,
     // `sandbox.hooks`: command hooks run in the sandbox, writing only the project, with their own allowlist.
     ...(settings.sandbox?.hooks
       ? {

@@ -75,6 +75,7 @@ const exitTwoIgnored: ReadonlySet<HookEvent> = new Set([
   'SessionStart',
   'SessionEnd',
   'PermissionDenied',
+  'SubagentStart',
 ]);
 
 /**

@@ -4,6 +4,12 @@ export * from './hook-input.ts';
 export * from './hook-output.ts';
 export * from './matcher.ts';
 export * from './merge-outcome.ts';
+export {
+  defaultPromptHookTimeoutSeconds,
+  type PromptHookHandler,
+  type PromptHookProviderSlot,
+  promptHookProviderKey,
+} from './prompt-hook.ts';
 export * from './runner.ts';
 export * from './spill-output.ts';
 export type * from './types.ts';

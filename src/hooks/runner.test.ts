@@ -253,13 +253,23 @@ process.stdin.on("data", (chunk) => (data += chunk)).on("end", () => {
 
   it('reports unsupported handler types without failing the others, and honours disabled', async () => {
     const runner = createHookRunner({
-      hooks: { PreToolUse: [{ hooks: [{ type: 'prompt', prompt: 'is this ok?' }] }] },
+      hooks: { PreToolUse: [{ hooks: [{ type: 'agent', prompt: 'is this ok?' }] }] },
     });
     const outcome = await runner.run('PreToolUse', preToolInput('Bash', {}), {
       signal: signal(),
       matchValue: 'Bash',
     });
     expect(outcome.errors[0]?.message).toMatch(/not supported/);
+    // A prompt hook without a model cannot decide: the call is asked about, never let through.
+    const modeless = createHookRunner({
+      hooks: { PreToolUse: [{ hooks: [{ type: 'prompt', prompt: 'is this ok?' }] }] },
+    });
+    const asked = await modeless.run('PreToolUse', preToolInput('Bash', {}), {
+      signal: signal(),
+      matchValue: 'Bash',
+    });
+    expect(asked.permissionDecision?.behavior).toBe('ask');
+    expect(asked.errors[0]?.message).toMatch(/prompt hooks need a model/);
     const disabled = createHookRunner({
       hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'exit 2' }] }] },
       disabled: true,

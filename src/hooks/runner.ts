@@ -4,6 +4,15 @@ import { runSandboxedCommandHook } from './sandboxed-hook.ts';
 import { type HttpHookHandler, httpHookUrlAllowed, runHttpHook } from './http-hook.ts';
 import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
+import {
+  askPromptHookModel,
+  defaultPromptHookTimeoutSeconds,
+  type PromptHookHandler,
+  parsePromptHookAnswer,
+  promptHookResult,
+  promptHookText,
+  undecidedPromptHookResult,
+} from './prompt-hook.ts';
 import { emptyHookOutcome, mergeHookResults } from './merge-outcome.ts';
 import { limitOutcomeText } from './spill-output.ts';
 import type {
@@ -53,6 +62,7 @@ type Entry =
       key: unknown;
     }
   | { kind: 'http'; event: HookEvent; matcher?: string; handler: HttpHookHandler; key: string }
+  | { kind: 'prompt'; event: HookEvent; matcher?: string; handler: PromptHookHandler; key: string }
   | { kind: 'unsupported'; event: HookEvent; matcher?: string; type: string; key: string };
 
 function hookLabel(entry: Entry): string {
@@ -64,6 +74,10 @@ function hookLabel(entry: Entry): string {
   }
   if (entry.kind === 'callback') return `callback:${entry.callback.name || 'anonymous'}`;
   if (entry.kind === 'http') return entry.handler.url;
+  if (entry.kind === 'prompt') {
+    const text = entry.handler.prompt;
+    return `prompt hook "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"`;
+  }
   return `${entry.type} hook`;
 }
 
@@ -93,6 +107,14 @@ function collectEntries(config: HookRunnerConfig): Entry[] {
             kind: 'http',
             handler: http,
             key: JSON.stringify(['http', http.url, http.headers ?? null]),
+          });
+        } else if (handler.type === 'prompt' && typeof handler['prompt'] === 'string') {
+          const prompt = handler as unknown as PromptHookHandler;
+          entries.push({
+            ...base,
+            kind: 'prompt',
+            handler: prompt,
+            key: JSON.stringify(['prompt', prompt.prompt]),
           });
         } else {
           entries.push({ ...base, kind: 'unsupported', type: handler.type, key: JSON.stringify(handler) });
@@ -246,6 +268,49 @@ async function runHttp(
     : result;
 }
 
+/**
+ * A prompt hook: the session's provider decides. Without one (`check`, `call`) the hook cannot run:
+ * that is said once, and a PreToolUse call is asked about instead of decided.
+ */
+async function runPrompt(
+  entry: Extract<Entry, { kind: 'prompt' }>,
+  event: HookEvent,
+  input: HookInput,
+  options: HookRunOptions,
+  config: HookRunnerConfig,
+  warnOnce: (key: string) => boolean,
+): Promise<HookResult | undefined> {
+  const hook = hookLabel(entry);
+  const provider = config.promptProvider?.();
+  if (!provider) {
+    const message = `Prompt hook ${hook} was skipped: prompt hooks need a model, and this command runs without one (efferent run has one).`;
+    const shown = warnOnce('prompt-without-model');
+    if (event === 'PreToolUse') return undecidedPromptHookResult(event, hook, message);
+    return shown ? { hook, error: `${message} (Shown once.)` } : undefined;
+  }
+  const seconds = entry.handler.timeout ?? defaultPromptHookTimeoutSeconds;
+  let text: string | 'timeout';
+  try {
+    text = await askPromptHookModel(provider, promptHookText(entry.handler.prompt, input), {
+      signal: options.signal,
+      timeoutMs: seconds * 1000,
+    });
+  } catch (error) {
+    if (options.signal.aborted) return { hook, error: `Hook ${hook} was cancelled.` };
+    const reason = error instanceof Error ? error.message : String(error);
+    return undecidedPromptHookResult(event, hook, `Prompt hook ${hook} failed: ${reason}.`);
+  }
+  if (text === 'timeout') return timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s.`);
+  const answer = parsePromptHookAnswer(text);
+  if ('unreadable' in answer)
+    return undecidedPromptHookResult(
+      event,
+      hook,
+      `Prompt hook ${hook} gave no decision: ${answer.unreadable}.`,
+    );
+  return promptHookResult(event, hook, answer);
+}
+
 /** Asks the condition matcher; one that throws counts as a match, so a guard still runs. */
 function conditionHolds(
   config: HookRunnerConfig,
@@ -320,6 +385,12 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
           if (entry.kind === 'callback') return runCallback(entry, event, input, options);
           if (entry.kind === 'command') return runCommand(entry, event, input, options, config, background);
           if (entry.kind === 'http') return runHttp(entry, event, input, options, config);
+          if (entry.kind === 'prompt')
+            return runPrompt(entry, event, input, options, config, (key) => {
+              if (warnedTypes.has(key)) return false;
+              warnedTypes.add(key);
+              return true;
+            });
           // Said once per handler type for the runner's life, not at every tool call.
           if (warnedTypes.has(entry.type)) return undefined;
           warnedTypes.add(entry.type);

@@ -1,4 +1,4 @@
-import type { PermissionMode, PreparedCall } from '../core/index.ts';
+import type { ModelProvider, PermissionMode, PreparedCall } from '../core/index.ts';
 import type { HookSandbox } from './sandboxed-hook.ts';
 
 /** Every hook event Claude Code defines; efferent fires the tool events and accepts the rest in config. */
@@ -243,4 +243,10 @@ export interface HookRunnerConfig {
   sandbox?: HookSandbox;
   /** URL patterns (`*` wildcards) `http` hooks may post to; undefined allows every URL, as in Claude Code. */
   allowedHttpHookUrls?: readonly string[];
+  /**
+   * The model `prompt` hooks ask, looked up at each run (a session gives the provider of the run in
+   * progress); undefined or returning undefined: prompt hooks are skipped with a warning shown once,
+   * and on PreToolUse the call is asked about.
+   */
+  promptProvider?: () => ModelProvider | undefined;
 }

@@ -77,6 +77,11 @@ export {
   managedSettingsEnvVar,
   managedSettingsPathFrom,
 } from './settings/load-settings.ts';
+export {
+  type ConfigurationEnv,
+  configurationEnvironment,
+  positiveIntegerVariable,
+} from './settings/configuration-env.ts';
 export { localSettingsPath, maxRulesPerAnswer, persistAllowRules } from './settings/persist-rules.ts';
 export {
   parseSettingsText,

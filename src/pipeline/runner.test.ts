@@ -269,7 +269,7 @@ describe('createToolRunner', () => {
       'guard.sh',
       `input=$(cat)\ncase "$input" in *'"text":"rm'*) echo "no deleting" >&2; exit 2;; esac\nexit 0`,
     );
-    const denied = script(folder, 'denied.sh', `cat >> "${log}"`);
+    const denied = script(folder, 'denied.sh', `cat >> "${log}"; echo >> "${log}"`);
     const hooks = createHookRunner({
       hooks: {
         PreToolUse: [{ matcher: 'Echo', hooks: [{ type: 'command', command: guard }] }],
@@ -288,6 +288,12 @@ describe('createToolRunner', () => {
       '<tool_use_error>Blocked by a PreToolUse hook: no deleting</tool_use_error>',
     );
     expect(blocked.errorClass).toBe('efferent:hook_blocked');
+    // The block denied the call: PermissionDenied hears about it with the hook's reason.
+    expect(JSON.parse(readFileSync(log, 'utf8'))).toMatchObject({
+      hook_event_name: 'PermissionDenied',
+      tool_name: 'Echo',
+      reason: 'no deleting',
+    });
     expect(
       resultText(onlyResult(await collect(run, toolUse('Echo', { text: 'ls' }), contextIn(folder)))),
     ).toBe('ls');
@@ -299,7 +305,9 @@ describe('createToolRunner', () => {
       hooks,
     });
     await collect(strict, toolUse('Echo', { text: 'ok' }, 'toolu_denied'), contextIn(folder));
-    expect(JSON.parse(readFileSync(log, 'utf8'))).toMatchObject({
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1] as string)).toMatchObject({
       hook_event_name: 'PermissionDenied',
       tool_name: 'Echo',
       tool_use_id: 'toolu_denied',

@@ -130,7 +130,26 @@ async function* runStages(
     prepared,
     ...pathOption,
   }); // 7
-  if (!pre.ok) return fail(pre.failure);
+  if (!pre.ok) {
+    if (pre.failure.deniedReason === undefined) return fail(pre.failure);
+    // A PreToolUse block denies the call: PermissionDenied hooks hear about it as about any denial.
+    const denial = await handleDenial({
+      hooks,
+      tool,
+      input: observable,
+      toolUseId,
+      context,
+      message: pre.failure.message,
+      reason: pre.failure.deniedReason,
+      prepared,
+      ...pathOption,
+    }); // 9
+    return fail({
+      ...pre.failure,
+      message: denial.message,
+      additionalContext: [...(pre.failure.additionalContext ?? []), ...denial.additionalContext],
+    });
+  }
   const context7 = pre.value.additionalContext;
   if (pre.value.inputUpdated) {
     // A rewritten input is a new call: checked, prepared and decided again.

@@ -65,6 +65,8 @@ export interface CallFailure {
   additionalContext?: string[];
   /** Hook feedback that goes next to the error result. */
   feedback?: string[];
+  /** Set when a PreToolUse hook blocked the call: its reason, for the PermissionDenied hooks. */
+  deniedReason?: string;
 }
 
 /** Either a stage's value or the failure that ends the call. */

@@ -66,7 +66,9 @@ describe('efferent doctor', () => {
       ].sort(),
     );
     expect(out).toMatch(/^Warnings \(12\):$/m);
-    expect(out).toMatch(/^ {2}model \(.*settings\.local\.json\): not used: choose the model with/m);
+    // The model key is applied: doctor names the model `run` would use instead of listing the key.
+    expect(out).not.toMatch(/^ {2}model \(/m);
+    expect(out).toMatch(/^Model: \S+ \(the settings model key; --model overrides it\)$/m);
     expect(out).toMatch(/^ {2}includeCoAuthoredBy \(.*\): not used/m);
     expect(out).toMatch(/^ {2}PostToolUse \[Edit\|Write\] command: echo formatted/m);
     // Approved by `enableAllProjectMcpServers` in Claude's local settings of this trusted folder.

@@ -1,3 +1,4 @@
+import { modelessPromptHookNotices } from '../../agent/index.ts';
 import type { Command } from 'commander';
 import { EfferentError, type PermissionMode, type ToolResultBlock } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
@@ -62,7 +63,11 @@ export function registerCallCommand(program: Command): void {
       loadShellParserAtStart: false,
     });
     const session = await openSession(options, flags);
-    reportSettingsNotices(session.settings.notices, flags);
+    // No model here: prompt hooks cannot decide, and the notice says so once.
+    reportSettingsNotices(
+      [...session.settings.notices, ...modelessPromptHookNotices(session.settings)],
+      flags,
+    );
     try {
       if (!findTool(session.tools, toolName)) {
         const names = session.tools.map((tool) => tool.name).join(', ');

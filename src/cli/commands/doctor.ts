@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { createSession, isWorkspaceTrusted } from '../../agent/index.ts';
 import { loadMcpConfiguration } from '../../mcp/config.ts';
 import {
+  configurationEnvironment,
   formatSettingsWarning,
   type LoadedSettings,
   managedSettingsPathFrom,
@@ -12,6 +13,8 @@ import {
 import { probeSandbox } from '../../tools/shared/process/sandbox.ts';
 import { locateRipgrep } from '../../tools/shared/ripgrep.ts';
 import { mcpConfigOptions } from '../terminal/mcp-session.ts';
+import { chooseModelSpec } from '../terminal/resolve-provider.ts';
+import { statusLineSetting } from '../terminal/status-line.ts';
 import {
   addSessionFlags,
   resolveTrust,
@@ -24,7 +27,7 @@ interface DoctorFlags extends SessionFlags {
 }
 
 /** Hook handler types efferent runs; the others are listed as skipped. */
-const runnableHookTypes = new Set(['command', 'http']);
+const runnableHookTypes = new Set(['command', 'http', 'prompt']);
 
 /** Every settings file efferent looks for, highest precedence first, and what became of each. */
 function settingsFileLines(settings: LoadedSettings, managedPath: string): string[] {
@@ -51,6 +54,9 @@ function settingsFileLines(settings: LoadedSettings, managedPath: string): strin
   return lines;
 }
 
+/** Events that fire only around subagents, which the CLI never starts. */
+const subagentEvents: ReadonlySet<string> = new Set(['SubagentStart', 'SubagentStop']);
+
 function hookLines(settings: LoadedSettings): string[] {
   const lines: string[] = [];
   for (const layer of settings.hooks) {
@@ -62,18 +68,34 @@ function hookLines(settings: LoadedSettings): string[] {
               ? handler.command
               : typeof handler.url === 'string'
                 ? handler.url
-                : JSON.stringify(handler);
+                : typeof handler['prompt'] === 'string'
+                  ? `${handler['prompt']} (asks the model of efferent run; skipped by check and call)`
+                  : JSON.stringify(handler);
           const matcher = group.matcher ? ` [${group.matcher}]` : '';
           const skipped = runnableHookTypes.has(handler.type)
             ? ''
             : ` — not supported: efferent skips ${handler.type} hooks (with a warning when one would run)`;
-          lines.push(`  ${event}${matcher} ${handler.type}: ${what} (${layer.origin})${skipped}`);
+          const note = subagentEvents.has(event)
+            ? ' — fires only in subagents: efferent has no subagent tool, so only a program running the loop on createSubagentContext starts one'
+            : '';
+          lines.push(`  ${event}${matcher} ${handler.type}: ${what} (${layer.origin})${skipped}${note}`);
         }
       }
     }
   }
   if (settings.disableAllHooks) lines.push('  (the managed policy disables all hooks)');
   return lines.length > 0 ? lines : ['  (none)'];
+}
+
+/** Which model `efferent run` without `--model` would use, and where that choice comes from. */
+function modelLine(settings: LoadedSettings, env: Readonly<Record<string, string | undefined>>): string {
+  const configured = configurationEnvironment(env, settings.env);
+  const spec = chooseModelSpec(undefined, configured, settings.model);
+  if (spec === undefined) return 'Model: chosen by the API key set (ANTHROPIC_API_KEY, OPENAI_API_KEY)';
+  const from = configured['ANTHROPIC_MODEL']?.trim()
+    ? `ANTHROPIC_MODEL${Object.hasOwn(settings.env, 'ANTHROPIC_MODEL') ? ' from settings env' : ''}`
+    : 'the settings model key';
+  return `Model: ${spec} (${from}; --model overrides it)`;
 }
 
 /** `efferent doctor`: what efferent found and will use, and every problem with it. */
@@ -99,6 +121,15 @@ export function registerDoctorCommand(program: Command): void {
     const out: string[] = [`efferent doctor: ${settings.projectRoot}`, ''];
     out.push(`Workspace: ${trusted ? 'trusted' : 'not trusted (project settings may only tighten)'}`);
     out.push(`Permission mode: ${settings.defaultMode}`);
+    out.push(modelLine(settings, env));
+    if (settings.statusLine !== undefined) {
+      const status = statusLineSetting(settings.statusLine);
+      out.push(
+        status
+          ? `Status line: ${status.command} (interactive run shows its first line above each prompt)`
+          : 'Status line: not used (only {"type": "command", "command": …} is supported)',
+      );
+    }
     out.push('', 'Settings files (highest precedence first):', ...settingsFileLines(settings, managedPath));
     out.push('', `Warnings (${settings.warnings.length}):`);
     out.push(

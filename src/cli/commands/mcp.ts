@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
-import { isWorkspaceTrusted } from '../../agent/index.ts';
+import { isWorkspaceTrusted, modelessPromptHookNotices } from '../../agent/index.ts';
 import { EfferentError, type PermissionMode } from '../../core/index.ts';
 import { type ConfiguredMcpServer, loadMcpConfiguration } from '../../mcp/config.ts';
 import type { McpManager, ServeOptions } from '../../mcp/index.ts';
@@ -192,7 +192,11 @@ export function registerMcpCommand(program: Command): void {
       createSession: async (askUser) => {
         // An MCP client lists every tool itself: nothing is deferred behind ToolSearch.
         const session = await openSession({ ...base, askUser, toolSearch: false }, flags);
-        reportSettingsNotices(session.settings.notices, flags);
+        // No model here: prompt hooks cannot decide, and the notice says so once.
+        reportSettingsNotices(
+          [...session.settings.notices, ...modelessPromptHookNotices(session.settings)],
+          flags,
+        );
         return session;
       },
       ...(tools ? { tools } : {}),

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import { type Session, trustWorkspace } from '../../agent/index.ts';
+import { type Session, sessionConfiguration, trustWorkspace } from '../../agent/index.ts';
 import { EfferentError, type Message } from '../../core/index.ts';
 import { type OutputFormat, runHeadless } from '../terminal/headless.ts';
 import { readPromptFromStdin, streamJsonInputs } from '../terminal/headless-input.ts';
@@ -11,7 +11,9 @@ import { runInteractive } from '../terminal/interactive.ts';
 import { LineInput } from '../terminal/line-input.ts';
 import { createTerminalElicit, openSession } from '../terminal/mcp-session.ts';
 import { TerminalPermissionPrompts } from '../terminal/permission-prompt.ts';
-import { resolveProvider } from '../terminal/resolve-provider.ts';
+import { chooseModelSpec, resolveProvider } from '../terminal/resolve-provider.ts';
+import { runStatusLine, statusLineSetting } from '../terminal/status-line.ts';
+import { deleteOldTranscripts } from '../terminal/transcript-cleanup.ts';
 import {
   addSessionFlags,
   isTrustNotice,
@@ -114,11 +116,42 @@ function positiveInteger(flag: string, text: string, minimum = 1): number {
 }
 
 /** `--max-retries`, else EFFERENT_MAX_RETRIES, else the loop's default. */
-function maxRetriesFrom(flags: RunFlags, env: NodeJS.ProcessEnv): number | undefined {
+function maxRetriesFrom(
+  flags: RunFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): number | undefined {
   if (flags.maxRetries !== undefined) return positiveInteger('--max-retries', flags.maxRetries, 0);
   const fromEnv = env['EFFERENT_MAX_RETRIES'];
   if (fromEnv !== undefined && fromEnv !== '') return positiveInteger('EFFERENT_MAX_RETRIES', fromEnv, 0);
   return undefined;
+}
+
+/** The settings `statusLine` for the interactive terminal: its command gets Claude Code's status JSON. */
+function statusLineOption(
+  session: Session,
+  model: string,
+): { statusLine?: () => Promise<string | undefined> } {
+  const setting = statusLineSetting(session.settings.statusLine);
+  if (!setting) return {};
+  return {
+    statusLine: () => {
+      const run = session.context.run;
+      return runStatusLine(
+        setting,
+        {
+          hook_event_name: 'Status',
+          session_id: run.sessionId,
+          transcript_path: run.transcriptPath ?? '',
+          cwd: run.cwd,
+          model: { id: model, display_name: model },
+          workspace: { current_dir: run.cwd, project_dir: session.settings.projectRoot },
+          version: process.env['npm_package_version'] ?? '',
+          output_style: { name: 'default' },
+        },
+        { cwd: run.cwd, env: run.env },
+      );
+    },
+  };
 }
 
 /** A reader that closed the pipe (`| head -1`) ends the run quietly: no EPIPE stack trace. */
@@ -171,13 +204,23 @@ export function registerRunCommand(program: Command): void {
     const maxTurns = positiveInteger('--max-turns', flags.maxTurns);
     const maxTokens =
       flags.maxTokens === undefined ? undefined : positiveInteger('--max-tokens', flags.maxTokens);
-    const maxRetries = maxRetriesFrom(flags, process.env);
+    // Settings `env` and `model` choose the provider as the shell's variables do (settings winning).
+    const configuration = await sessionConfiguration(base);
+    const env = configuration.env;
+    const maxRetries = maxRetriesFrom(flags, env);
     const limits = {
       ...(maxTokens === undefined ? {} : { maxTokens }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
     };
-    const provider = await resolveProvider(flags.model, process.env, process.cwd());
+    const provider = await resolveProvider(
+      chooseModelSpec(flags.model, env, configuration.model),
+      env,
+      process.cwd(),
+    );
     const configDir = efferentConfigDir();
+    // `cleanupPeriodDays`: older saved transcripts go before this session starts.
+    if (configuration.cleanupPeriodDays)
+      await deleteOldTranscripts(configDir, configuration.cleanupPeriodDays);
     const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }), {
       projectRoot: cwd,
       onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
@@ -295,7 +338,8 @@ export function registerRunCommand(program: Command): void {
         history,
         onMessage: (message) => void transcript.append(message),
         customCommands: loadCustomCommands(commandFolders(cwd, configDir, homedir()), cwd),
-        switchModel: (spec) => resolveProvider(spec, process.env, process.cwd()),
+        switchModel: (spec) => resolveProvider(spec, env, process.cwd()),
+        ...statusLineOption(session, provider.model),
       });
     } finally {
       await closeSession(session, transcript);

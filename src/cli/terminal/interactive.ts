@@ -33,6 +33,8 @@ export interface InteractiveOptions {
   switchModel?: (spec: string) => Promise<ModelProvider>;
   /** Tokens the model can see; the conversation is compacted automatically past 80% of it. Default 200,000. */
   contextWindow?: number;
+  /** The settings `statusLine`: its line, shown above each prompt. */
+  statusLine?: () => Promise<string | undefined>;
 }
 
 /** The per-turn line: why the turn ended, turns, tokens (with cache reads and writes) and cost. */
@@ -201,6 +203,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   };
   try {
     while (!exiting) {
+      const status = await options.statusLine?.();
+      if (status !== undefined) output.write(`\n${style.dim(status)}`);
       const line = await input.question(`\n${style.bold('>')} `, output);
       if (line === null) break;
       armed = false;

@@ -6,7 +6,7 @@ import {
   isWorkspaceTrusted,
   type Session,
   type SessionOptions,
-  settingsEnvironment,
+  sessionConfiguration,
 } from '../../agent/index.ts';
 // The configuration loader is cheap; the SDK-backed parts load only when a server is configured, so
 // commands without MCP servers start as fast as before.
@@ -104,11 +104,8 @@ export async function openSession(
   interaction: McpInteraction = {},
 ): Promise<Session> {
   // Settings `env` applies to MCP servers and to MCP_TIMEOUT-style variables as it does to tools.
-  const settingsEnv = await settingsEnvironment(given);
-  const options =
-    Object.keys(settingsEnv).length > 0
-      ? { ...given, env: { ...(given.env ?? process.env), ...settingsEnv } }
-      : given;
+  const { settingsEnv, env } = await sessionConfiguration(given);
+  const options = Object.keys(settingsEnv).length > 0 ? { ...given, env } : given;
   const { manager, trusted } = await loadMcpFor(options, flags, errors, interaction, settingsEnv);
   if (!manager) return createSession({ ...options, trusted });
   await manager.start();

@@ -24,6 +24,22 @@ function providerOf(spec: string): { provider: string; name: string } {
 }
 
 /**
+ * The model spec to use, Claude Code's order: `--model`, else `ANTHROPIC_MODEL` (an Anthropic model
+ * unless it names its provider, `openai:NAME`), else the settings `model` key (read as `--model`
+ * is). `env` is the configuration environment, so `ANTHROPIC_MODEL` may come from settings `env`.
+ */
+export function chooseModelSpec(
+  flag: string | undefined,
+  env: Env,
+  settingsModel: string | undefined,
+): string | undefined {
+  if (flag) return flag;
+  const fromEnv = env['ANTHROPIC_MODEL']?.trim();
+  if (fromEnv) return fromEnv.includes(':') ? fromEnv : `anthropic:${fromEnv}`;
+  return settingsModel;
+}
+
+/**
  * Builds the provider `--model` names: `anthropic:NAME`, `openai:NAME` or `replay:FILE`; without a
  * flag, whichever of ANTHROPIC_API_KEY and OPENAI_API_KEY is set. Missing configuration throws one
  * line that says what to set.

@@ -78,6 +78,9 @@ export function mergeSettings(
   const env: Record<string, string> = {};
   const sandboxLayers: SandboxSettingsLayer[] = [];
   let allowedHttpHookUrls: string[] | undefined;
+  let model: string | undefined;
+  let cleanupPeriodDays: number | undefined;
+  let statusLine: unknown;
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -162,6 +165,14 @@ export function mergeSettings(
       else disableUnmanagedHooks = true;
     }
     if (layer.settings.sandbox) sandboxLayers.push({ settings: layer.settings.sandbox, root: layer.root });
+    const layerCleanup = layer.settings['cleanupPeriodDays'];
+    if (cleanupPeriodDays === undefined && typeof layerCleanup === 'number' && Number.isInteger(layerCleanup))
+      cleanupPeriodDays = layerCleanup;
+    if (statusLine === undefined && layer.settings['statusLine'] !== undefined)
+      statusLine = layer.settings['statusLine'];
+    const layerModel = layer.settings['model'];
+    if (model === undefined && typeof layerModel === 'string' && layerModel.trim() !== '')
+      model = layerModel.trim();
     if (layer.settings.env) {
       if (untrusted) notices.push(`Ignored env in ${layer.origin}: the workspace is not trusted.`);
       else
@@ -234,6 +245,9 @@ export function mergeSettings(
     disableAllHooks,
     ...(allowedHttpHookUrls ? { allowedHttpHookUrls } : {}),
     env,
+    ...(model ? { model } : {}),
+    ...(statusLine !== undefined ? { statusLine } : {}),
+    ...(cleanupPeriodDays !== undefined && cleanupPeriodDays > 0 ? { cleanupPeriodDays } : {}),
     sandbox: mergeSandboxSettings(sandboxLayers, { allow, deny, ask }, options.home),
     // Each skipped entry is also a notice, so every command that reports notices shows it once.
     notices: [...warnings.map(formatSettingsWarning), ...notices],

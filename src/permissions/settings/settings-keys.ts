@@ -11,6 +11,9 @@ export const appliedSettingsKeys: ReadonlySet<string> = new Set([
   'permissions',
   'hooks',
   'env',
+  'model',
+  'cleanupPeriodDays',
+  'statusLine',
   'disableAllHooks',
   'allowManagedHooksOnly',
   'allowedHttpHookUrls',
@@ -40,10 +43,6 @@ export const appliedPermissionKeys: ReadonlySet<string> = new Set([
 
 /** Why a known Claude Code key is not used, in words a user can act on. */
 const unsupportedReasons: Readonly<Record<string, string>> = {
-  model: 'not used: choose the model with `efferent run --model provider:NAME` (or ANTHROPIC_MODEL).',
-  statusLine: 'not supported: efferent has no status line.',
-  cleanupPeriodDays:
-    'not used: session transcripts under ~/.efferent/projects are kept until you delete them.',
   includeCoAuthoredBy: 'not used: efferent writes no commits or pull requests of its own.',
   attribution: 'not used: efferent writes no commits or pull requests of its own.',
   apiKeyHelper: 'not supported: set ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment.',

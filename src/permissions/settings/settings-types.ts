@@ -36,6 +36,12 @@ export interface LoadedSettings {
   sandbox?: SandboxSettings;
   /** Environment for tools, higher levels winning. */
   env: Record<string, string>;
+  /** The `model` key of the highest level that sets one (used when neither `--model` nor ANTHROPIC_MODEL is given). */
+  model?: string;
+  /** `cleanupPeriodDays` of the highest level that sets a whole number above zero: `run` deletes older transcripts. */
+  cleanupPeriodDays?: number;
+  /** `statusLine` of the highest level that sets one, as written (interactive `run` shows it). */
+  statusLine?: unknown;
   /** Things the user should know: skipped entries, ignored rules, untrusted workspace, refused modes. */
   notices: string[];
   /** Entries (or whole files) skipped because they were invalid: file, key and why. */

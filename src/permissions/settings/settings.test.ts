@@ -166,15 +166,14 @@ describe('loadSettings', () => {
       permissions: { allow: ['Read'], defaultMode: 'plan', experimentalThing: 1 },
       somethingNew: 1,
     });
-    const { unusedKeys } = await load();
+    const { unusedKeys, model } = await load();
+    expect(model).toBe('claude-sonnet-4-5');
     expect(unusedKeys.map((entry) => [entry.file, entry.key])).toEqual([
-      [file, 'model'],
       [file, 'includeCoAuthoredBy'],
-      [file, 'statusLine'],
       [file, 'somethingNew'],
       [file, 'permissions.experimentalThing'],
     ]);
-    expect(unusedKeys[0]?.reason).toMatch(/--model/);
+    expect(unusedKeys[0]?.reason).toMatch(/commits/);
     for (const entry of unusedKeys) expect(entry.reason).toMatch(/\.$/);
   });
 

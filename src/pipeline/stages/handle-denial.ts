@@ -10,7 +10,10 @@ export interface DenialRequest {
   context: ToolUseContext;
   /** The is_error text so far. */
   message: string;
-  decision: PermissionDecision;
+  /** The permission decision that denied the call; absent when a PreToolUse hook blocked it. */
+  decision?: PermissionDecision;
+  /** Why the call was denied, when there is no decision (a PreToolUse hook's block reason). */
+  reason?: string;
   transcriptPath?: string;
   /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
   prepared?: PreparedCall;
@@ -24,14 +27,16 @@ export interface DenialOutcome {
 }
 
 /**
- * Step 9: a denied call becomes an is_error result, and PermissionDenied hooks hear about it. A hook
+ * Step 9: a denied call becomes an is_error result, and PermissionDenied hooks hear about it —
+ * whoever denied it: a rule, the person, a PreToolUse hook's decision or block. A hook
  * answering `retry: true` adds a line telling the model it may try again.
  */
 export async function handleDenial(request: DenialRequest): Promise<DenialOutcome> {
   const { hooks, tool, context } = request;
   const outcome: DenialOutcome = { message: request.message, retry: false, additionalContext: [] };
   if (!hooks?.hasHooks('PermissionDenied', tool.name)) return outcome;
-  const reason = request.decision.message ?? request.decision.trace.at(-1)?.detail ?? 'denied';
+  const reason =
+    request.reason ?? request.decision?.message ?? request.decision?.trace.at(-1)?.detail ?? 'denied';
   const hookInput = createHookInput(
     'PermissionDenied',
     context,

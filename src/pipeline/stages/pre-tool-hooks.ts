@@ -72,10 +72,10 @@ export async function runPreToolHooks(request: PreToolHookRequest): Promise<Stag
   if (outcome.blocked) {
     return {
       ok: false,
-      failure: blockedFailure(
-        `Blocked by a PreToolUse hook: ${outcome.blocked.reason}`,
-        value.additionalContext,
-      ),
+      failure: {
+        ...blockedFailure(`Blocked by a PreToolUse hook: ${outcome.blocked.reason}`, value.additionalContext),
+        deniedReason: outcome.blocked.reason,
+      },
     };
   }
   if (outcome.stop) {

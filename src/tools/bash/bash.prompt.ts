@@ -1,9 +1,47 @@
 /** The Bash tool's name as the model sees it (and as permission rules spell it). */
 export const bashToolName = 'Bash';
 
-/** Default and ceiling of the `timeout` parameter (ms). */
+/** Default and ceiling of the `timeout` parameter (ms) when the environment does not change them. */
 export const bashDefaultTimeoutMs = 120_000;
 export const bashMaxTimeoutMs = 600_000;
+/** The highest `BASH_MAX_OUTPUT_LENGTH` honoured (Claude Code's bound): more would flood the context. */
+export const bashMaxOutputLengthCeiling = 150_000;
+
+/** The Bash limits the session's configuration environment sets. */
+export interface BashLimits {
+  /** `BASH_DEFAULT_TIMEOUT_MS`: the timeout of a call that gives none. */
+  defaultTimeoutMs: number;
+  /** `BASH_MAX_TIMEOUT_MS`: the highest timeout a call may ask for (never below the default). */
+  maxTimeoutMs: number;
+  /** `BASH_MAX_OUTPUT_LENGTH`: characters shown inline before the rest goes to a file, if set. */
+  maxOutputLength?: number;
+}
+
+function positiveWholeNumber(text: string | undefined): number | undefined {
+  const trimmed = text?.trim();
+  if (!trimmed || !/^\d+$/.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return value > 0 && Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * Reads `BASH_DEFAULT_TIMEOUT_MS`, `BASH_MAX_TIMEOUT_MS` and `BASH_MAX_OUTPUT_LENGTH` as Claude Code
+ * does: a value that is not a whole number above zero is ignored, the ceiling is never below the
+ * default, and the output length is bounded by {@link bashMaxOutputLengthCeiling}.
+ */
+export function bashLimits(env: Readonly<Record<string, string | undefined>>): BashLimits {
+  const defaultTimeoutMs = positiveWholeNumber(env['BASH_DEFAULT_TIMEOUT_MS']) ?? bashDefaultTimeoutMs;
+  const maxTimeoutMs = Math.max(
+    positiveWholeNumber(env['BASH_MAX_TIMEOUT_MS']) ?? bashMaxTimeoutMs,
+    defaultTimeoutMs,
+  );
+  const outputLength = positiveWholeNumber(env['BASH_MAX_OUTPUT_LENGTH']);
+  return {
+    defaultTimeoutMs,
+    maxTimeoutMs,
+    ...(outputLength ? { maxOutputLength: Math.min(outputLength, bashMaxOutputLengthCeiling) } : {}),
+  };
+}
 
 /** The model-facing description of Bash. */
 export function bashPrompt(options: {

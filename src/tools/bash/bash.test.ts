@@ -12,6 +12,7 @@ import {
   waitUntilGone,
 } from '../shared/process/test-shell.ts';
 import { BashTool, createBashTool, effectiveTimeout } from './bash.ts';
+import { bashLimits } from './bash.prompt.ts';
 import type { ShellOutput as BashOutput } from '../shared/process/shell-output.ts';
 
 const bash = createBashTool({ sandbox: 'off', progressIntervalMs: 100, killGraceMs: 300 });
@@ -81,6 +82,15 @@ describe('Bash tool contract', () => {
     expect(effectiveTimeout(undefined)).toBe(120_000);
     expect(effectiveTimeout(5_000_000)).toBe(600_000);
     expect(effectiveTimeout(-1)).toBe(120_000);
+    // Claude Code's reading of the variables: bad values ignored, the ceiling never below the default.
+    const limits = bashLimits({ BASH_DEFAULT_TIMEOUT_MS: '900000', BASH_MAX_TIMEOUT_MS: '1000' });
+    expect(limits).toEqual({ defaultTimeoutMs: 900_000, maxTimeoutMs: 900_000 });
+    expect(effectiveTimeout(undefined, limits)).toBe(900_000);
+    expect(bashLimits({ BASH_DEFAULT_TIMEOUT_MS: '12abc', BASH_MAX_OUTPUT_LENGTH: '999999' })).toEqual({
+      defaultTimeoutMs: 120_000,
+      maxTimeoutMs: 600_000,
+      maxOutputLength: 150_000,
+    });
   });
 });
 

@@ -34,7 +34,14 @@ import {
   type ShellOutput,
   shellResultBlock,
 } from '../shared/process/shell-output.ts';
-import { bashDefaultTimeoutMs, bashMaxTimeoutMs, bashPrompt, bashToolName } from './bash.prompt.ts';
+import {
+  type BashLimits,
+  bashDefaultTimeoutMs,
+  bashLimits,
+  bashMaxTimeoutMs,
+  bashPrompt,
+  bashToolName,
+} from './bash.prompt.ts';
 import { interpretExitCode } from './command-semantics.ts';
 import { withGitSafety } from './git-safety-env.ts';
 import { readCwdChange, startingDirectory, withCwd } from '../shared/process/cwd-tracking.ts';
@@ -87,7 +94,7 @@ export interface BashToolOptions {
   allowUnixSockets?: boolean;
   /** Kill a command whose output passes this many bytes (default 5 GiB). */
   maxOutputBytes?: number;
-  /** Characters of output shown inline before the rest goes to a file (default 30,000). */
+  /** Characters of output shown inline before the rest goes to a file (default `BASH_MAX_OUTPUT_LENGTH`, else 30,000). */
   maxInlineChars?: number;
   /** How often progress is reported while a command runs (default 1000 ms). */
   progressIntervalMs?: number;
@@ -101,17 +108,25 @@ export interface BashToolOptions {
   sandboxNetwork?: SandboxConfiguration;
 }
 
-/** Clamps a requested timeout to the allowed range. */
-export function effectiveTimeout(timeout: number | undefined): number {
-  if (timeout === undefined || !Number.isFinite(timeout) || timeout <= 0) return bashDefaultTimeoutMs;
-  return Math.min(Math.floor(timeout), bashMaxTimeoutMs);
+/**
+ * Clamps a requested timeout to the allowed range: the default (`BASH_DEFAULT_TIMEOUT_MS`) when none
+ * is given, at most the ceiling (`BASH_MAX_TIMEOUT_MS`); `limits` come from {@link bashLimits}.
+ */
+export function effectiveTimeout(
+  timeout: number | undefined,
+  limits: Pick<BashLimits, 'defaultTimeoutMs' | 'maxTimeoutMs'> = {
+    defaultTimeoutMs: bashDefaultTimeoutMs,
+    maxTimeoutMs: bashMaxTimeoutMs,
+  },
+): number {
+  if (timeout === undefined || !Number.isFinite(timeout) || timeout <= 0) return limits.defaultTimeoutMs;
+  return Math.min(Math.floor(timeout), limits.maxTimeoutMs);
 }
 
 /** Makes a Bash tool; `BashTool` is the default instance. */
 export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, ShellOutput, ShellProgress> {
   const mode = options.sandbox ?? 'auto';
   const allowNetwork = options.allowNetwork ?? false;
-  const maxInlineChars = options.maxInlineChars ?? defaultMaxInlineChars;
   const probe = options.sandboxProbe ?? probeSandbox;
 
   async function run(
@@ -187,7 +202,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     const parse = await parseCommandLine(input.command, prepared);
     // Which commands a line runs, and whether they only read, is the same from any directory.
     const readOnly = prepared ? isReadOnlyPrepared(prepared) : isReadOnlyBash(input.command, cwd);
-    const timeoutMs = effectiveTimeout(input.timeout);
+    // The session's environment (the process's overlaid by settings `env`) sets the limits.
+    const limits = bashLimits(context.run.env);
+    const timeoutMs = effectiveTimeout(input.timeout, limits);
+    const maxInlineChars = options.maxInlineChars ?? limits.maxOutputLength ?? defaultMaxInlineChars;
     const request = {
       id,
       command: input.command,
