@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,6 +18,15 @@ import type { McpServerConfig } from './config.ts';
 import { ProcessGroupStdioTransport } from './stdio-transport.ts';
 import { prepareSandboxedProcess } from '../sandbox/sandboxed-process.ts';
 
+/** `path` with links resolved when it exists (the sandbox hides real paths). */
+function canonicalPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** How a `sandbox` stdio server is wrapped: its own folder writable, its own allowlist. */
 function sandboxFor(
   config: Extract<McpServerConfig, { type: 'stdio' }>,
@@ -29,6 +39,7 @@ function sandboxFor(
       args: config.args,
       cwd: config.cwd ?? sandbox?.writableDirectories[0] ?? process.cwd(),
       writableDirectories: sandbox?.writableDirectories ?? [],
+      ...(sandbox?.hiddenPaths ? { hiddenPaths: sandbox.hiddenPaths.map(canonicalPath) } : {}),
       ...(sandbox && (sandbox.allowedDomains.length > 0 || sandbox.deniedDomains.length > 0)
         ? {
             network: {

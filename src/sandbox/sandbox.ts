@@ -70,8 +70,9 @@ export interface SandboxPolicy {
    */
   networkProxy?: boolean;
   /**
-   * Host paths under /tmp the command needs to read (a program installed there): the private /tmp
-   * hides the host's, so these are bound into it read-only.
+   * Host files and folders under /tmp the command needs to read (a program installed there, its
+   * package, its working directory): the private /tmp hides the host's, so these are bound into it
+   * read-only, before the writable folders. Paths not strictly below /tmp are ignored.
    */
   readOnlyTmpPaths?: readonly string[];
 }
@@ -385,6 +386,20 @@ export function buildSandboxInvocation(
   const writable = policy.writableDirectories
     .filter((directory) => entryKind(directory) === 'directory')
     .sort((a, b) => Number(!isInside(a, '/tmp')) - Number(!isInside(b, '/tmp')) || a.length - b.length);
+  // What the program needs from the host's /tmp, read-only, before the writable folders so that
+  // one of those inside it is mounted over it (and stays writable); the relay runs on this
+  // process's Node, which could live there too. Never /tmp itself.
+  const proxied = policy.networkProxy === true && !policy.allowNetwork;
+  const tmpPaths = [...(policy.readOnlyTmpPaths ?? []), ...(proxied ? [process.execPath] : [])];
+  for (const path of [...new Set(tmpPaths)].sort((a, b) => a.length - b.length)) {
+    const kind = entryKind(path);
+    if (
+      path.startsWith('/tmp/') &&
+      (kind === 'file' || kind === 'directory') &&
+      !writable.some((d) => isInside(path, d))
+    )
+      readOnly(path);
+  }
   const gitDirectories = new Set<string>();
   for (const directory of writable) {
     args.push('--bind', directory, directory);
@@ -515,13 +530,6 @@ export function buildSandboxInvocation(
     hidden.push(path);
   }
 
-  const proxied = policy.networkProxy === true && !policy.allowNetwork;
-  // The relay runs on this process's Node: one installed under /tmp would be hidden too.
-  const tmpPrograms = [...(policy.readOnlyTmpPaths ?? []), ...(proxied ? [process.execPath] : [])];
-  for (const path of new Set(tmpPrograms)) {
-    if (isInside(path, '/tmp') && entryKind(path) === 'file' && !writable.some((d) => isInside(path, d)))
-      readOnly(path);
-  }
   if (proxied) {
     for (const [name, value] of Object.entries(proxyEnvironment())) args.push('--setenv', name, value);
   }
