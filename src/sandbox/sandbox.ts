@@ -24,6 +24,7 @@ import {
   sandboxReadOnlyWorkspaceEntries,
 } from '../core/protected-paths.ts';
 import { proxyEnvironment, relayCommand } from './network/relay.ts';
+import { seatbeltProfile } from './seatbelt.ts';
 import { closeDescriptor, openFilterDescriptor, unixSocketFilter } from './seccomp.ts';
 
 /**
@@ -125,11 +126,40 @@ export const protectedHomeEntries: readonly string[] = sandboxReadOnlyHomeEntrie
 let cachedAvailability: SandboxAvailability | undefined;
 
 /**
- * Probes bwrap once per process with the namespaces efferent uses; the answer is a fact about the
- * machine, so it is cached. `refresh` probes again.
+ * Probes the sandbox once per process: on macOS `sandbox-exec`, elsewhere bwrap with the namespaces
+ * efferent uses; the answer is a fact about the machine, so it is cached. `refresh` probes again.
  */
 export function probeSandbox(refresh = false): SandboxAvailability {
   if (cachedAvailability && !refresh) return cachedAvailability;
+  cachedAvailability = process.platform === 'darwin' ? probeSeatbelt() : probeBubblewrap();
+  return cachedAvailability;
+}
+
+/** Whether `sandbox-exec` runs a command under a profile here (macOS). */
+export function probeSeatbelt(): SandboxAvailability {
+  const probe = spawnSync(sandboxExecPath, ['-p', '(version 1)(allow default)', '/usr/bin/true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
+  if (probe.error)
+    return {
+      available: false,
+      reason:
+        (probe.error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? `${sandboxExecPath} is missing`
+          : `sandbox-exec could not start: ${probe.error.message}`,
+    };
+  if (probe.status !== 0)
+    return {
+      available: false,
+      reason: `sandbox-exec does not work here (${probe.stderr.trim().split('\n')[0] || `exit ${probe.status}`})`,
+    };
+  return { available: true };
+}
+
+function probeBubblewrap(): SandboxAvailability {
+  let availability: SandboxAvailability;
   const probe = spawnSync(
     'bwrap',
     [
@@ -150,7 +180,7 @@ export function probeSandbox(refresh = false): SandboxAvailability {
   );
   if (probe.error) {
     const missing = (probe.error as NodeJS.ErrnoException).code === 'ENOENT';
-    cachedAvailability = {
+    availability = {
       available: false,
       reason: missing
         ? 'bubblewrap (bwrap) is not installed'
@@ -158,14 +188,14 @@ export function probeSandbox(refresh = false): SandboxAvailability {
     };
   } else if (probe.status !== 0) {
     const detail = probe.stderr.trim().split('\n')[0] ?? '';
-    cachedAvailability = {
+    availability = {
       available: false,
       reason: `bwrap does not work here (${detail || `exit ${probe.status}`})`,
     };
   } else {
-    cachedAvailability = { available: true };
+    availability = { available: true };
   }
-  return cachedAvailability;
+  return availability;
 }
 
 /** True when `child` is `parent` or below it (both canonical, absolute). */
@@ -337,12 +367,33 @@ function removePlaceholder(placeholder: Placeholder): void {
   }
 }
 
-/** The bwrap command line that runs `command` (argv) under `policy` with `cwd` as working directory. */
+/** Which backend builds the command line, and what it needs that the policy does not say. */
+export interface SandboxBackendOptions {
+  /** `darwin`: Seatbelt (`sandbox-exec -p PROFILE`); anything else: bubblewrap. Default: this machine. */
+  platform?: NodeJS.Platform;
+  /**
+   * Seatbelt only: the proxy's loopback TCP port ({@link SandboxProxy.listenLoopback}) when the
+   * policy has `networkProxy`. Without it such a command gets no network at all (failing closed).
+   */
+  proxyPort?: number;
+}
+
+/** Where macOS keeps the Seatbelt front end. */
+export const sandboxExecPath = '/usr/bin/sandbox-exec';
+
+/**
+ * The command line that runs `command` (argv) under `policy` with `cwd` as working directory: bwrap
+ * on Linux, `sandbox-exec` with a profile generated from the same policy on macOS
+ * ({@link seatbeltInvocation}).
+ */
 export function buildSandboxInvocation(
   policy: SandboxPolicy,
   cwd: string,
   command: readonly string[],
+  backend: SandboxBackendOptions = {},
 ): SandboxInvocation {
+  if ((backend.platform ?? process.platform) === 'darwin')
+    return seatbeltInvocation(policy, command, backend);
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
   // --new-session: the command cannot reach a controlling terminal (TIOCSTI input injection). We
   // already spawn it detached, so job control inside `bash -c` is unaffected either way.
@@ -544,6 +595,32 @@ export function buildSandboxInvocation(
       for (const fd of inheritedFds.splice(0)) closeDescriptor(fd);
       for (const placeholder of placeholders.splice(0)) releasePlaceholder(placeholder);
     },
+  };
+}
+
+/**
+ * The macOS command line: `sandbox-exec -p PROFILE` then, through `/usr/bin/env`, `TMPDIR` set to
+ * the private temp folder (the only temp folder the profile lets it write) and, behind the proxy,
+ * the proxy variables pointing at its loopback port (HTTP and SOCKS5 share it). The caller spawns
+ * it in `cwd`; nothing needs cleaning up, since Seatbelt names paths instead of mounting covers.
+ */
+export function seatbeltInvocation(
+  policy: SandboxPolicy,
+  command: readonly string[],
+  backend: SandboxBackendOptions = {},
+): SandboxInvocation {
+  const port = policy.networkProxy === true && !policy.allowNetwork ? backend.proxyPort : undefined;
+  const ports = port === undefined ? undefined : { http: port, socks: port };
+  const profile = seatbeltProfile(policy, ports ? { proxyPorts: ports } : {});
+  const variables = [
+    ...(policy.privateTmpDirectory ? [`TMPDIR=${policy.privateTmpDirectory}/`] : []),
+    ...(ports ? Object.entries(proxyEnvironment(ports)).map(([name, value]) => `${name}=${value}`) : []),
+  ];
+  return {
+    file: sandboxExecPath,
+    args: ['-p', profile, ...(variables.length > 0 ? ['/usr/bin/env', ...variables] : []), ...command],
+    inheritedFds: [],
+    cleanup() {},
   };
 }
 

@@ -62,7 +62,7 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
   const availability = probeSandbox();
   if (!availability.available)
     throw new SandboxUnavailableError(
-      `it must run in the OS sandbox, but ${availability.reason}; install bubblewrap or turn its sandbox setting off.`,
+      `it must run in the OS sandbox, but ${availability.reason}; install bubblewrap (Linux) or turn its sandbox setting off.`,
     );
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-sandboxed-')));
   const privateTmp = join(scratch, 'tmp');
@@ -71,6 +71,8 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
   try {
     if (spec.network)
       proxy = await SandboxProxy.start(spec.network, spec.resolve ? { resolve: spec.resolve } : {});
+    // Seatbelt has no network namespace to put a relay in: the process reaches a loopback port.
+    const proxyPort = proxy && process.platform === 'darwin' ? await proxy.listenLoopback() : undefined;
     const invocation = buildSandboxInvocation(
       {
         writableDirectories: spec.writableDirectories.map(canonical),
@@ -86,6 +88,7 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
       },
       canonical(spec.cwd),
       [spec.command, ...spec.args],
+      proxyPort === undefined ? {} : { proxyPort },
     );
     let released = false;
     const prepared: SandboxedProcess = {

@@ -257,7 +257,9 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     setUp();
     const marker = `${100 + Math.floor(Math.random() * 800)}.${process.pid}3`;
     const pending = run(`sleep ${marker} & sleep ${marker}`);
-    await delay(400);
+    // Wait until both have started (bwrap's start-up varies with the machine's load).
+    for (let waited = 0; processesMatching(`sleep ${marker}`).length < 2 && waited < 20_000; waited += 50)
+      await delay(50);
     expect(processesMatching(`sleep ${marker}`).length).toBe(2);
     project.context.run.abortController.abort();
     expect((await pending).data.interrupted).toBe(true);
