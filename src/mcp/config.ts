@@ -11,7 +11,7 @@ export type McpServerConfig =
       args: string[];
       env: Record<string, string>;
       cwd?: string;
-      /** `sandbox: true` or `{ allowedDomains, deniedDomains, allowWrite }`: run in the OS sandbox. */
+      /** `sandbox: true` or `{ allowedDomains, deniedDomains, allowWrite, denyRead }`: run in the OS sandbox. */
       sandbox?: McpServerSandbox;
     }
   | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
@@ -24,6 +24,8 @@ export interface McpServerSandbox {
   writableDirectories: string[];
   allowedDomains: string[];
   deniedDomains: string[];
+  /** `denyRead`: paths the server must not read (relative to the configuring file's folder). */
+  hiddenPaths?: string[];
 }
 
 /** Where a server's entry came from; later scopes in this list lose to earlier ones. */
@@ -87,6 +89,7 @@ const stdioEntry = z.looseObject({
         allowedDomains: z.array(z.string()).optional(),
         deniedDomains: z.array(z.string()).optional(),
         allowWrite: z.array(z.string()).optional(),
+        denyRead: z.array(z.string()).optional(),
       }),
     ])
     .optional(),
@@ -182,6 +185,9 @@ export function parseServerEntry(
             ],
             allowedDomains: (typeof sandbox === 'object' && sandbox.allowedDomains) || [],
             deniedDomains: (typeof sandbox === 'object' && sandbox.deniedDomains) || [],
+            ...(typeof sandbox === 'object' && sandbox.denyRead
+              ? { hiddenPaths: sandbox.denyRead.map((path) => resolve(baseDir, path)) }
+              : {}),
           },
         }
       : {}),

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -19,6 +20,15 @@ import { FileOAuthProvider, McpAuthorizationRequiredError } from './oauth.ts';
 import { ProcessGroupStdioTransport } from './stdio-transport.ts';
 import { prepareSandboxedProcess } from '../sandbox/sandboxed-process.ts';
 
+/** `path` with links resolved when it exists (the sandbox hides real paths). */
+function canonicalPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** How a `sandbox` stdio server is wrapped: its own folder writable, its own allowlist. */
 function sandboxFor(
   config: Extract<McpServerConfig, { type: 'stdio' }>,
@@ -31,6 +41,7 @@ function sandboxFor(
       args: config.args,
       cwd: config.cwd ?? sandbox?.writableDirectories[0] ?? process.cwd(),
       writableDirectories: sandbox?.writableDirectories ?? [],
+      ...(sandbox?.hiddenPaths ? { hiddenPaths: sandbox.hiddenPaths.map(canonicalPath) } : {}),
       ...(sandbox && (sandbox.allowedDomains.length > 0 || sandbox.deniedDomains.length > 0)
         ? {
             network: {

@@ -33,15 +33,23 @@ export const sandboxConfigurationKey: SessionResourceKey<SandboxConfigurationHol
 
 /**
  * Starts the proxy a sandboxed call needs, or returns undefined when commands get no network at all
- * (no `sandbox.network` settings): `override` (a tool's own option) wins over the session's.
+ * (no `sandbox.network` settings): `override` (a tool's own option) wins over the session's. On
+ * macOS the proxy also listens on a loopback port ({@link SandboxProxy.listenLoopback}).
  */
 export async function startCallProxy(
   context: Pick<ToolUseContext, 'run'>,
   override?: SandboxConfiguration,
+  platform: NodeJS.Platform = process.platform,
 ): Promise<SandboxProxy | undefined> {
   const configured = override?.network
     ? override
     : context.run.resources?.peek(sandboxConfigurationKey)?.configuration;
   if (!configured?.network) return undefined;
-  return SandboxProxy.start(configured.network, configured.resolve ? { resolve: configured.resolve } : {});
+  const proxy = await SandboxProxy.start(
+    configured.network,
+    configured.resolve ? { resolve: configured.resolve } : {},
+  );
+  // Seatbelt has no network namespace to put a relay in: commands reach a loopback port instead.
+  if (platform === 'darwin') await proxy.listenLoopback();
+  return proxy;
 }

@@ -28,6 +28,7 @@ import {
   sandboxReadOnlyWorkspaceEntries,
 } from '../core/protected-paths.ts';
 import { proxyEnvironment, relayCommand } from './network/relay.ts';
+import { seatbeltProfile } from './seatbelt.ts';
 import { closeDescriptor, openFilterDescriptor, unixSocketFilter } from './seccomp.ts';
 
 /**
@@ -74,8 +75,9 @@ export interface SandboxPolicy {
    */
   networkProxy?: boolean;
   /**
-   * Host paths under /tmp the command needs to read (a program installed there): the private /tmp
-   * hides the host's, so these are bound into it read-only.
+   * Host files and folders under /tmp the command needs to read (a program installed there, its
+   * package, its working directory): the private /tmp hides the host's, so these are bound into it
+   * read-only, before the writable folders. Paths not strictly below /tmp are ignored.
    */
   readOnlyTmpPaths?: readonly string[];
 }
@@ -128,11 +130,40 @@ export const protectedHomeEntries: readonly string[] = sandboxReadOnlyHomeEntrie
 let cachedAvailability: SandboxAvailability | undefined;
 
 /**
- * Probes bwrap once per process with the namespaces efferent uses; the answer is a fact about the
- * machine, so it is cached. `refresh` probes again.
+ * Probes the sandbox once per process: on macOS `sandbox-exec`, elsewhere bwrap with the namespaces
+ * efferent uses; the answer is a fact about the machine, so it is cached. `refresh` probes again.
  */
 export function probeSandbox(refresh = false): SandboxAvailability {
   if (cachedAvailability && !refresh) return cachedAvailability;
+  cachedAvailability = process.platform === 'darwin' ? probeSeatbelt() : probeBubblewrap();
+  return cachedAvailability;
+}
+
+/** Whether `sandbox-exec` runs a command under a profile here (macOS). */
+export function probeSeatbelt(): SandboxAvailability {
+  const probe = spawnSync(sandboxExecPath, ['-p', '(version 1)(allow default)', '/usr/bin/true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
+  if (probe.error)
+    return {
+      available: false,
+      reason:
+        (probe.error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? `${sandboxExecPath} is missing`
+          : `sandbox-exec could not start: ${probe.error.message}`,
+    };
+  if (probe.status !== 0)
+    return {
+      available: false,
+      reason: `sandbox-exec does not work here (${probe.stderr.trim().split('\n')[0] || `exit ${probe.status}`})`,
+    };
+  return { available: true };
+}
+
+function probeBubblewrap(): SandboxAvailability {
+  let availability: SandboxAvailability;
   const probe = spawnSync(
     'bwrap',
     [
@@ -153,7 +184,7 @@ export function probeSandbox(refresh = false): SandboxAvailability {
   );
   if (probe.error) {
     const missing = (probe.error as NodeJS.ErrnoException).code === 'ENOENT';
-    cachedAvailability = {
+    availability = {
       available: false,
       reason: missing
         ? 'bubblewrap (bwrap) is not installed'
@@ -161,14 +192,14 @@ export function probeSandbox(refresh = false): SandboxAvailability {
     };
   } else if (probe.status !== 0) {
     const detail = probe.stderr.trim().split('\n')[0] ?? '';
-    cachedAvailability = {
+    availability = {
       available: false,
       reason: `bwrap does not work here (${detail || `exit ${probe.status}`})`,
     };
   } else {
-    cachedAvailability = { available: true };
+    availability = { available: true };
   }
-  return cachedAvailability;
+  return availability;
 }
 
 /** True when `child` is `parent` or below it (both canonical, absolute). */
@@ -340,12 +371,33 @@ function removePlaceholder(placeholder: Placeholder): void {
   }
 }
 
-/** The bwrap command line that runs `command` (argv) under `policy` with `cwd` as working directory. */
+/** Which backend builds the command line, and what it needs that the policy does not say. */
+export interface SandboxBackendOptions {
+  /** `darwin`: Seatbelt (`sandbox-exec -p PROFILE`); anything else: bubblewrap. Default: this machine. */
+  platform?: NodeJS.Platform;
+  /**
+   * Seatbelt only: the proxy's loopback TCP port ({@link SandboxProxy.listenLoopback}) when the
+   * policy has `networkProxy`. Without it such a command gets no network at all (failing closed).
+   */
+  proxyPort?: number;
+}
+
+/** Where macOS keeps the Seatbelt front end. */
+export const sandboxExecPath = '/usr/bin/sandbox-exec';
+
+/**
+ * The command line that runs `command` (argv) under `policy` with `cwd` as working directory: bwrap
+ * on Linux, `sandbox-exec` with a profile generated from the same policy on macOS
+ * ({@link seatbeltInvocation}).
+ */
 export function buildSandboxInvocation(
   policy: SandboxPolicy,
   cwd: string,
   command: readonly string[],
+  backend: SandboxBackendOptions = {},
 ): SandboxInvocation {
+  if ((backend.platform ?? process.platform) === 'darwin')
+    return seatbeltInvocation(policy, command, backend);
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc'];
   // --new-session: the command cannot reach a controlling terminal (TIOCSTI input injection). We
   // already spawn it detached, so job control inside `bash -c` is unaffected either way.
@@ -389,6 +441,20 @@ export function buildSandboxInvocation(
   const writable = policy.writableDirectories
     .filter((directory) => entryKind(directory) === 'directory')
     .sort((a, b) => Number(!isInside(a, '/tmp')) - Number(!isInside(b, '/tmp')) || a.length - b.length);
+  // What the program needs from the host's /tmp, read-only, before the writable folders so that
+  // one of those inside it is mounted over it (and stays writable); the relay runs on this
+  // process's Node, which could live there too. Never /tmp itself.
+  const proxied = policy.networkProxy === true && !policy.allowNetwork;
+  const tmpPaths = [...(policy.readOnlyTmpPaths ?? []), ...(proxied ? [process.execPath] : [])];
+  for (const path of [...new Set(tmpPaths)].sort((a, b) => a.length - b.length)) {
+    const kind = entryKind(path);
+    if (
+      path.startsWith('/tmp/') &&
+      (kind === 'file' || kind === 'directory') &&
+      !writable.some((d) => isInside(path, d))
+    )
+      readOnly(path);
+  }
   const gitDirectories = new Set<string>();
   for (const directory of writable) {
     args.push('--bind', directory, directory);
@@ -519,13 +585,6 @@ export function buildSandboxInvocation(
     hidden.push(path);
   }
 
-  const proxied = policy.networkProxy === true && !policy.allowNetwork;
-  // The relay runs on this process's Node: one installed under /tmp would be hidden too.
-  const tmpPrograms = [...(policy.readOnlyTmpPaths ?? []), ...(proxied ? [process.execPath] : [])];
-  for (const path of new Set(tmpPrograms)) {
-    if (isInside(path, '/tmp') && entryKind(path) === 'file' && !writable.some((d) => isInside(path, d)))
-      readOnly(path);
-  }
   if (proxied) {
     for (const [name, value] of Object.entries(proxyEnvironment())) args.push('--setenv', name, value);
   }
@@ -540,6 +599,32 @@ export function buildSandboxInvocation(
       for (const fd of inheritedFds.splice(0)) closeDescriptor(fd);
       for (const placeholder of placeholders.splice(0)) releasePlaceholder(placeholder);
     },
+  };
+}
+
+/**
+ * The macOS command line: `sandbox-exec -p PROFILE` then, through `/usr/bin/env`, `TMPDIR` set to
+ * the private temp folder (the only temp folder the profile lets it write) and, behind the proxy,
+ * the proxy variables pointing at its loopback port (HTTP and SOCKS5 share it). The caller spawns
+ * it in `cwd`; nothing needs cleaning up, since Seatbelt names paths instead of mounting covers.
+ */
+export function seatbeltInvocation(
+  policy: SandboxPolicy,
+  command: readonly string[],
+  backend: SandboxBackendOptions = {},
+): SandboxInvocation {
+  const port = policy.networkProxy === true && !policy.allowNetwork ? backend.proxyPort : undefined;
+  const ports = port === undefined ? undefined : { http: port, socks: port };
+  const profile = seatbeltProfile(policy, ports ? { proxyPorts: ports } : {});
+  const variables = [
+    ...(policy.privateTmpDirectory ? [`TMPDIR=${policy.privateTmpDirectory}/`] : []),
+    ...(ports ? Object.entries(proxyEnvironment(ports)).map(([name, value]) => `${name}=${value}`) : []),
+  ];
+  return {
+    file: sandboxExecPath,
+    args: ['-p', profile, ...(variables.length > 0 ? ['/usr/bin/env', ...variables] : []), ...command],
+    inheritedFds: [],
+    cleanup() {},
   };
 }
 

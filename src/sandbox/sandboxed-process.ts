@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { NetworkPolicy } from './network/network-policy.ts';
 import { type HostResolver, SandboxProxy } from './network/proxy.ts';
+import { tmpFootprint } from './program-footprint.ts';
 import { buildSandboxInvocation, probeSandbox } from './sandbox.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface SandboxedProcessSpec {
   /** Real paths the process must not read. */
   hiddenPaths?: readonly string[];
   homeDirectory?: string;
+  /** The PATH the command is looked up on when it is a bare name; default this process's. */
+  path?: string;
 }
 
 /** What to spawn, and what to do around the spawn. */
@@ -59,7 +62,7 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
   const availability = probeSandbox();
   if (!availability.available)
     throw new SandboxUnavailableError(
-      `it must run in the OS sandbox, but ${availability.reason}; install bubblewrap or turn its sandbox setting off.`,
+      `it must run in the OS sandbox, but ${availability.reason}; install bubblewrap (Linux) or turn its sandbox setting off.`,
     );
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-sandboxed-')));
   const privateTmp = join(scratch, 'tmp');
@@ -68,6 +71,8 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
   try {
     if (spec.network)
       proxy = await SandboxProxy.start(spec.network, spec.resolve ? { resolve: spec.resolve } : {});
+    // Seatbelt has no network namespace to put a relay in: the process reaches a loopback port.
+    const proxyPort = proxy && process.platform === 'darwin' ? await proxy.listenLoopback() : undefined;
     const invocation = buildSandboxInvocation(
       {
         writableDirectories: spec.writableDirectories.map(canonical),
@@ -77,14 +82,13 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
         privateTmpDirectory: privateTmp,
         ...(spec.hiddenPaths ? { hiddenPaths: spec.hiddenPaths } : {}),
         ...(proxy ? { networkProxy: true } : {}),
-        // The program and the files its command line names (a server's script) stay readable even
-        // when they live under the host's /tmp, which the private /tmp hides.
-        readOnlyTmpPaths: [spec.command, ...spec.args]
-          .filter((word) => isAbsolute(word) && existsSync(word))
-          .map(canonical),
+        // The program, its package and its working directory stay readable even when they live
+        // under the host's /tmp, which the private /tmp hides.
+        readOnlyTmpPaths: tmpFootprint(spec.command, spec.args, spec.cwd, spec.path),
       },
       canonical(spec.cwd),
       [spec.command, ...spec.args],
+      proxyPort === undefined ? {} : { proxyPort },
     );
     let released = false;
     const prepared: SandboxedProcess = {

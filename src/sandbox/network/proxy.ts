@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, isIP, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -43,6 +43,7 @@ export class SandboxProxy {
   readonly socketPath: string;
   readonly #directory: string;
   readonly #server: Server;
+  #loopback: Server | undefined;
   readonly #policy: CompiledNetworkPolicy;
   readonly #resolve: HostResolver;
   readonly #blocked = new Set<string>();
@@ -67,6 +68,27 @@ export class SandboxProxy {
       proxy.#server.listen(proxy.socketPath, () => resolve());
     });
     return proxy;
+  }
+
+  /**
+   * Also listens on a loopback TCP port (both protocols on the one port, told apart by the first
+   * byte) for sandboxes without a network namespace (macOS Seatbelt, whose profile allows outbound
+   * TCP to this port only); returns the port. Idempotent.
+   */
+  async listenLoopback(): Promise<number> {
+    if (this.#loopback) return (this.#loopback.address() as AddressInfo).port;
+    const server = createServer((socket) => this.#accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.#loopback = server;
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** The loopback TCP port once {@link listenLoopback} has run. */
+  get loopbackPort(): number | undefined {
+    return this.#loopback ? (this.#loopback.address() as AddressInfo).port : undefined;
   }
 
   /** Lines for every blocked attempt so far, each once, in order. */
@@ -112,7 +134,11 @@ export class SandboxProxy {
   /** Stops listening and ends every proxied connection. */
   async close(): Promise<void> {
     for (const socket of this.#connections) socket.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    const loopback = this.#loopback;
+    await Promise.all([
+      new Promise<void>((resolve) => this.#server.close(() => resolve())),
+      loopback ? new Promise<void>((resolve) => loopback.close(() => resolve())) : undefined,
+    ]);
     rmSync(this.#directory, { recursive: true, force: true });
   }
 

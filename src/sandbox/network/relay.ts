@@ -78,9 +78,11 @@ export function relayCommand(command: readonly string[], node: string = process.
  * yarn, Python requests, Node 22+'s fetch with NODE_USE_ENV_PROXY, and `ALL_PROXY` (SOCKS5 with
  * remote resolution) for what speaks only SOCKS. Loopback inside the sandbox is never proxied.
  */
-export function proxyEnvironment(): Record<string, string> {
-  const http = `http://127.0.0.1:${relayPorts.http}`;
-  const socks = `socks5h://127.0.0.1:${relayPorts.socks}`;
+export function proxyEnvironment(
+  ports: { readonly http: number; readonly socks: number } = relayPorts,
+): Record<string, string> {
+  const http = `http://127.0.0.1:${ports.http}`;
+  const socks = `socks5h://127.0.0.1:${ports.socks}`;
   const noProxy = 'localhost,127.0.0.1,::1';
   return {
     HTTP_PROXY: http,

@@ -3,6 +3,7 @@ import {
   buildSandboxInvocation,
   probeSandbox,
   type SandboxAvailability,
+  type SandboxBackendOptions,
   type SandboxPolicy,
 } from '../shared/process/sandbox.ts';
 
@@ -33,7 +34,7 @@ export interface BashInvocation {
   needsIpc?: boolean;
 }
 
-/** Builds the command line for `command`, inside bwrap when the mode and the machine allow it. */
+/** Builds the command line for `command`, inside the OS sandbox when the mode and the machine allow it. */
 export function buildBashInvocation(options: {
   command: string;
   cwdFile: string;
@@ -43,6 +44,8 @@ export function buildBashInvocation(options: {
   disableSandbox: boolean;
   policy: SandboxPolicy;
   probe?: () => SandboxAvailability;
+  /** The sandbox backend (platform, the proxy's loopback port for Seatbelt); default this machine's. */
+  backend?: SandboxBackendOptions;
 }): BashInvocation {
   const inner = [options.shell, '-c', bashWrapperScript, 'bash', options.cwdFile, options.command];
   const plain = (reason?: string): BashInvocation => {
@@ -59,7 +62,7 @@ export function buildBashInvocation(options: {
   if (options.mode === 'off' || options.disableSandbox) return plain();
   const availability = (options.probe ?? probeSandbox)();
   if (!availability.available) return plain(availability.reason);
-  const sandbox = buildSandboxInvocation(options.policy, options.cwd, inner);
+  const sandbox = buildSandboxInvocation(options.policy, options.cwd, inner, options.backend);
   return {
     file: sandbox.file,
     args: sandbox.args,

@@ -234,16 +234,24 @@ describe.skipIf(!availability.available)(`Read deny rules inside the sandbox${sk
     (file: string) => `tar cf - ${file} 2>/dev/null | tar xOf -`,
     (file: string) => `base64 ${file} | base64 -d`,
   ];
-  const variants = rules.flatMap(({ rule, file }) =>
-    readers.map((reader) => ({ rule, command: reader(file) })),
-  );
   const bash = createBashTool({ sandbox: 'required' });
-  it.each(variants)('$rule: `$command` never shows the secret', async ({ rule, command }) => {
+  // One sandboxed call per rule runs every reader (each output after its own marker line), then
+  // reads a file the rule does not cover.
+  it.each(rules)('$rule: no way of naming the file shows the secret', async ({ rule, file }) => {
     const project = projectWithRules([rule]);
+    const command = [
+      ...readers.map((reader, index) => `echo "--- reader ${index}"; ${reader(file)}`),
+      'echo "--- readme"; cat readme.md',
+    ].join('\n');
     const { result } = await callTool<ShellOutput>(bash, { command }, project.context);
-    expect(result.data.stdout).not.toContain('top-secret');
+    const sections = result.data.stdout.split(/^--- /m).slice(1);
+    expect(sections.map((section) => section.split('\n')[0])).toEqual([
+      ...readers.map((_, index) => `reader ${index}`),
+      'readme',
+    ]);
+    for (const [index, reader] of readers.entries())
+      expect(sections[index], reader(file)).not.toContain('top-secret');
     // Files the rules do not cover stay readable.
-    const plain = await callTool<ShellOutput>(bash, { command: 'cat readme.md' }, project.context);
-    expect(plain.result.data.stdout).toBe('public\n');
+    expect(sections.at(-1)).toBe('readme\npublic\n');
   });
 });

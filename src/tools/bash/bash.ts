@@ -106,6 +106,8 @@ export interface BashToolOptions {
   sandboxProbe?: () => SandboxAvailability;
   /** The network allowlist for sandboxed commands (default: the session's `sandbox.network` settings). */
   sandboxNetwork?: SandboxConfiguration;
+  /** Which sandbox backend to use (`darwin`: Seatbelt, else bubblewrap); default this machine's. */
+  sandboxPlatform?: NodeJS.Platform;
 }
 
 /**
@@ -128,6 +130,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
   const mode = options.sandbox ?? 'auto';
   const allowNetwork = options.allowNetwork ?? false;
   const probe = options.sandboxProbe ?? probeSandbox;
+  const platform = options.sandboxPlatform ?? process.platform;
 
   async function run(
     input: BashInput,
@@ -150,7 +153,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     const sandboxWanted = mode !== 'off' && input.dangerouslyDisableSandbox !== true;
     const proxy =
       sandboxWanted && !allowNetwork && probe().available
-        ? await startCallProxy(context, options.sandboxNetwork)
+        ? await startCallProxy(context, options.sandboxNetwork, platform)
         : undefined;
     const invocation = buildBashInvocation({
       command: input.command,
@@ -160,6 +163,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       mode,
       disableSandbox: input.dangerouslyDisableSandbox === true,
       probe,
+      backend: { platform, ...(proxy?.loopbackPort ? { proxyPort: proxy.loopbackPort } : {}) },
       policy: {
         writableDirectories: workingDirectories(context).map((path) => canonicalPath(path)),
         sessionDirectory: canonicalPath(sessionDir),
