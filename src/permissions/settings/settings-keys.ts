@@ -55,6 +55,23 @@ const unsupportedReasons: Readonly<Record<string, string>> = {
   hasTrustDialogAccepted: 'not used: trust a folder with `efferent run --trust`.',
 };
 
+/** `sandbox` keys efferent applies. */
+const appliedSandboxKeys: ReadonlySet<string> = new Set(['network', 'filesystem', 'hooks']);
+
+/** Why a Claude Code `sandbox` key is not used. */
+const unsupportedSandboxReasons: Readonly<Record<string, string>> = {
+  enabled:
+    'not used: Bash always runs in the sandbox where bubblewrap (Linux) or sandbox-exec (macOS) is available; a command that must leave it asks (dangerouslyDisableSandbox).',
+  excludedCommands:
+    'not supported: no command is exempted from the sandbox by name; a command that must leave it asks, and an allow rule can approve it.',
+  autoAllowBashIfSandboxed:
+    'not supported: running in the sandbox never replaces a permission decision; use allow rules.',
+  allowUnsandboxedCommands:
+    'not used: leaving the sandbox always asks (dangerouslyDisableSandbox), and deny rules still apply.',
+  enableWeakerNestedSandbox: 'not supported: the sandbox is never weakened.',
+  ignoreViolations: 'not supported: every blocked access is reported.',
+};
+
 /** One key a settings file sets that efferent does not use. */
 export interface UnusedSettingsKey {
   file: string;
@@ -72,6 +89,15 @@ export function unusedSettingsKeys(layers: readonly SettingsLayer[]): UnusedSett
         file: layer.origin,
         key,
         reason: unsupportedReasons[key] ?? 'not a key efferent knows; it is kept in the file and not used.',
+      });
+    }
+    const sandbox = layer.settings.sandbox;
+    for (const key of Object.keys(sandbox && typeof sandbox === 'object' ? sandbox : {})) {
+      if (appliedSandboxKeys.has(key)) continue;
+      unused.push({
+        file: layer.origin,
+        key: `sandbox.${key}`,
+        reason: unsupportedSandboxReasons[key] ?? 'not a sandbox key efferent knows; it is not used.',
       });
     }
     for (const key of Object.keys(layer.settings.permissions ?? {})) {
