@@ -14,6 +14,7 @@ import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/confi
 import type { McpElicitationHandler, McpManager, McpManagerOptions } from '../../mcp/index.ts';
 import { managedSettingsPathFrom } from '../../permissions/index.ts';
 import { efferentConfigDir } from './transcript.ts';
+import { terminalText } from './terminal-text.ts';
 
 /** `--mcp-config` and `--strict-mcp-config`. */
 export interface McpFlags {
@@ -159,7 +160,7 @@ export function createTerminalElicit(
   output: Writable,
 ): McpElicitationHandler {
   return async (server, request, signal) => {
-    output.write(`\nMCP server "${server}" asks: ${request.message}\n`);
+    output.write(`\nMCP server "${terminalText(server)}" asks: ${terminalText(request.message)}\n`);
     const schema = (request.requestedSchema ?? {}) as {
       properties?: Record<string, ElicitProperty>;
       required?: string[];
@@ -176,7 +177,7 @@ export function createTerminalElicit(
             : '';
       const required = schema.required?.includes(key) ?? false;
       const answer = await input.question(
-        `  ${property.title ?? key}${hint}${required ? '' : ' (optional)'}: `,
+        `  ${terminalText(property.title ?? key)}${terminalText(hint)}${required ? '' : ' (optional)'}: `,
         output,
         signal,
       );

@@ -3,6 +3,7 @@ import type { AskUser, PermissionPrompt, PermissionPromptAnswer } from '../../co
 import type { LineInput } from './line-input.ts';
 import { callLabel, colourDiff } from './render-events.ts';
 import { style } from './style.ts';
+import { terminalText } from './terminal-text.ts';
 
 const choices: Array<{ keys: string[]; label: string; answer: PermissionPromptAnswer }> = [
   { keys: ['1', 'y', 'yes'], label: 'Allow once', answer: { choice: 'allow-once' } },
@@ -15,6 +16,21 @@ const choices: Array<{ keys: string[]; label: string; answer: PermissionPromptAn
   { keys: ['4', 'n', 'no'], label: 'Deny', answer: { choice: 'deny' } },
 ];
 
+/** The most of a call's input a prompt shows; past it the prompt says how much is hidden. */
+const maxShownInput = 2000;
+
+/**
+ * A call's input as a prompt shows it: every character that could act on the terminal escaped, runs
+ * of blanks counted (padding must not push the end of a command out of sight), and anything past
+ * {@link maxShownInput} announced rather than silently cut.
+ */
+function shownInput(input: Record<string, unknown>): string {
+  const text = terminalText(JSON.stringify(input)).replace(/ {4,}/g, (run) => ` ⟨${run.length} spaces⟩ `);
+  return text.length > maxShownInput
+    ? `${text.slice(0, maxShownInput)}… ${style.yellow(`(${text.length - maxShownInput} more characters not shown; deny if unsure)`)}`
+    : text;
+}
+
 /** Renders a permission question: the call, why efferent asks, the preview and the rules "always" would save. */
 export function renderPermissionPrompt(prompt: PermissionPrompt, waiting = 0): string {
   const label = callLabel(prompt.toolName, prompt.input);
@@ -22,13 +38,13 @@ export function renderPermissionPrompt(prompt: PermissionPrompt, waiting = 0): s
     '',
     style.bold(`Permission needed: ${label}`) +
       (waiting > 0 ? style.dim(` (${waiting} more waiting after this one)`) : ''),
-    `  ${JSON.stringify(prompt.input).slice(0, 300)}`,
-    `  ${style.dim(`Why: ${prompt.message}`)}`,
+    `  ${shownInput(prompt.input)}`,
+    `  ${style.dim(`Why: ${terminalText(prompt.message)}`)}`,
   ];
-  if (prompt.preview) lines.push(...colourDiff(prompt.preview).map((line) => `  │ ${line}`));
+  if (prompt.preview) lines.push(...colourDiff(terminalText(prompt.preview)).map((line) => `  │ ${line}`));
   if (prompt.suggestions.length > 0) {
     const rules = prompt.suggestions.map((rule) =>
-      rule.ruleContent ? `${rule.toolName}(${rule.ruleContent})` : rule.toolName,
+      terminalText(rule.ruleContent ? `${rule.toolName}(${rule.ruleContent})` : rule.toolName),
     );
     lines.push(`  ${style.dim(`"Always" would add: ${rules.join(', ')}`)}`);
   }

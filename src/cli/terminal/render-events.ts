@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { AgentEvent } from '../../agent/index.ts';
 import { toolResultText } from '../../core/index.ts';
 import { style } from './style.ts';
+import { terminalText } from './terminal-text.ts';
 
 /** How events are printed. */
 export interface RenderOptions {
@@ -31,7 +32,7 @@ function summary(input: Record<string, unknown>): string {
   const first = ['file_path', 'command', 'pattern', 'path', 'url', 'notebook_path']
     .map((key) => input[key])
     .find((value) => typeof value === 'string');
-  const text = (typeof first === 'string' ? first : JSON.stringify(input)).replace(/\s+/g, ' ');
+  const text = terminalText((typeof first === 'string' ? first : JSON.stringify(input)).replace(/\s+/g, ' '));
   return text.length > 70 ? `${text.slice(0, 69)}…` : text;
 }
 
@@ -61,7 +62,7 @@ export function mcpProgressLine(data: { progress: number; total?: number; messag
     typeof data.total === 'number' && data.total > 0
       ? `${data.progress}/${data.total} (${Math.round((data.progress / data.total) * 100)}%)`
       : `${data.progress}`;
-  return data.message ? `${count} ${data.message}` : count;
+  return data.message ? `${count} ${terminalText(data.message)}` : count;
 }
 
 /**
@@ -97,7 +98,7 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
         const inner = event.event;
         if (inner.type === 'text_delta') {
           if (!inText && options.timestamps) output.write(stamp(event.at));
-          output.write(inner.text);
+          output.write(terminalText(inner.text));
           inText = true;
         } else if (inner.type === 'tool_use_end') {
           inputs.set(inner.id, inner.input);
@@ -105,7 +106,7 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
             line(`${stamp(event.at)}${style.dim(`model: ${inner.name} call complete`)}`);
         } else if (inner.type === 'message_end' && options.timestamps) {
           line(`${stamp(event.at)}${style.dim(`model: message ended (${inner.stopReason})`)}`);
-        } else if (inner.type === 'error') line(style.red(`Model error: ${inner.message}`));
+        } else if (inner.type === 'error') line(style.red(`Model error: ${terminalText(inner.message)}`));
         return;
       }
       case 'tool_started':
@@ -126,7 +127,10 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
           return;
         }
         if (data?.type !== 'shell_progress') return;
-        const tail = (data.output ?? '').trimEnd().split('\n').slice(-3).join('\n');
+        const tail = terminalText((data.output ?? '').trimEnd())
+          .split('\n')
+          .slice(-3)
+          .join('\n');
         if (tail === lastTail.get(event.toolUseId)) return;
         lastTail.set(event.toolUseId, tail);
         const elapsed = seconds(data.elapsedMs ?? event.at - (startedAtOf.get(event.toolUseId) ?? event.at));
@@ -145,7 +149,7 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
         return;
       }
       case 'tool_result': {
-        const text = toolResultText(event.result).trim();
+        const text = terminalText(toolResultText(event.result).trim());
         const isError = event.result.isError === true;
         const mark = isError ? style.red('✗') : style.green('✓');
         const began = startedAtOf.get(event.toolUseId);
@@ -173,7 +177,7 @@ export function createEventRenderer(output: Writable, options: RenderOptions = {
           style.yellow(
             event.maxTokens !== undefined
               ? `${event.reason} Asking again with an output limit of ${event.maxTokens} tokens.`
-              : `Retrying (${event.attempt}/${event.maxRetries}) in ${seconds(event.delayMs)}: ${event.reason}`,
+              : `Retrying (${event.attempt}/${event.maxRetries}) in ${seconds(event.delayMs)}: ${terminalText(event.reason)}`,
           ),
         );
         return;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { terminalText } from './terminal-text.ts';
 
 /** Claude Code's `statusLine` setting: a command whose first line of output is shown in the terminal. */
 export interface StatusLineSetting {
@@ -29,11 +30,11 @@ export function runStatusLine(
     });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
+      if (stdout.length < 4096) stdout += chunk.toString();
     });
     child.on('error', () => done(undefined));
     child.on('close', (code) => {
-      const first = stdout.split('\n')[0]?.trimEnd() ?? '';
+      const first = terminalText(stdout.split('\n')[0]?.trimEnd() ?? '', { colours: true });
       done(code === 0 && first !== '' ? `${' '.repeat(setting.padding ?? 0)}${first}` : undefined);
     });
     child.stdin.on('error', () => undefined);
