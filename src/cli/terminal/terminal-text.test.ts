@@ -60,7 +60,7 @@ describe('what the terminal shows', () => {
         agentId: 'main',
         message: `\`${command}\` is not read-only and no rule allows it.`,
         preview: command,
-        suggestions: [{ toolName: 'Bash', ruleContent: command }],
+        suggestions: [{ toolName: 'Bash', ruleContent: command, behavior: 'allow' }],
       });
       expect(text, command).not.toMatch(actingCharacter);
       expect(text).toContain(command.split(' ')[0] ?? '');
