@@ -117,3 +117,27 @@ export function interpretCommandExit(
   }
   return result;
 }
+
+/**
+ * A hook that gave no usable answer: a non-blocking error, and on PreToolUse the permission decision
+ * it stands for (never an allow), with the reason the trace shows.
+ */
+export function unansweredHookResult(
+  event: HookEvent,
+  hook: string,
+  message: string,
+  onPreToolUse: { decision: 'ask' | 'deny'; reason: string },
+): HookResult {
+  if (event !== 'PreToolUse') return { hook, error: message };
+  return {
+    hook,
+    error: message,
+    output: {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: onPreToolUse.decision,
+        permissionDecisionReason: onPreToolUse.reason,
+      },
+    },
+  };
+}

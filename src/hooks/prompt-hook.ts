@@ -4,7 +4,7 @@ import {
   type SessionResourceKey,
   userMessage,
 } from '../core/index.ts';
-import type { HookResult } from './hook-output.ts';
+import { type HookResult, unansweredHookResult } from './hook-output.ts';
 import type { HookEvent, HookInput } from './types.ts';
 
 /**
@@ -128,18 +128,10 @@ export function promptHookResult(
  * unasked — elsewhere a non-blocking error.
  */
 export function undecidedPromptHookResult(event: HookEvent, hook: string, message: string): HookResult {
-  if (event !== 'PreToolUse') return { hook, error: message };
-  return {
-    hook,
-    error: message,
-    output: {
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: 'ask',
-        permissionDecisionReason: `${message} The call needs your approval instead.`,
-      },
-    },
-  };
+  return unansweredHookResult(event, hook, message, {
+    decision: 'ask',
+    reason: `${message} The call needs your approval instead.`,
+  });
 }
 
 /** Asks the provider; resolves with its answer text, `'timeout'`, or throws the provider's error. */

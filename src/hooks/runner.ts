@@ -2,7 +2,7 @@ import type { PreparedCall } from '../core/index.ts';
 import { runCommandHook } from './command-hook.ts';
 import { runSandboxedCommandHook } from './sandboxed-hook.ts';
 import { type HttpHookHandler, httpHookUrlAllowed, runHttpHook } from './http-hook.ts';
-import { type HookResult, interpretCommandExit, parseHookJson } from './hook-output.ts';
+import { type HookResult, interpretCommandExit, parseHookJson, unansweredHookResult } from './hook-output.ts';
 import { matchesHookMatcher } from './matcher.ts';
 import {
   askPromptHookModel,
@@ -146,18 +146,10 @@ function hookEnv(config: HookRunnerConfig, projectDir: string): Record<string, s
  * hook and the timeout); on every other event it is a non-blocking error and the action goes ahead.
  */
 export function timedOutHookResult(event: HookEvent, hook: string, message: string): HookResult {
-  if (event !== 'PreToolUse') return { hook, error: message };
-  return {
-    hook,
-    error: message,
-    output: {
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: 'deny',
-        permissionDecisionReason: `${message} A hook that gives no answer never approves a call; raise its "timeout" or make it faster.`,
-      },
-    },
-  };
+  return unansweredHookResult(event, hook, message, {
+    decision: 'deny',
+    reason: `${message} A hook that gives no answer never approves a call; raise its "timeout" or make it faster.`,
+  });
 }
 
 async function runCallback(
