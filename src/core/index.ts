@@ -35,6 +35,7 @@ export * from './session-resources.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
 export * from './stream-events.ts';
+export { isInsideDirectory } from './path-inside.ts';
 export {
   liesPhysicallyInside,
   type OwnFileOptions,

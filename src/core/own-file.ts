@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { isInsideDirectory } from './path-inside.ts';
 
 /**
  * Files efferent reads on its own behalf, with no permission decision in between: settings,
@@ -13,6 +13,11 @@ import { isAbsolute, relative } from 'node:path';
 export interface OwnFileOptions {
   /** Folders the file must lie in once links are followed; omitted for files the user placed. */
   within?: string | readonly string[];
+  /**
+   * The project's root: a path named under it is the project's file, so it must also lie inside it
+   * once links are followed (as if `within` named the root); a path elsewhere is the user's.
+   */
+  projectRoot?: string;
   /** The most bytes read. */
   maxBytes: number;
   /** Over `maxBytes`: keep the first `maxBytes` (`cut: true` in the result) instead of refusing. */
@@ -26,11 +31,6 @@ export type OwnFileResult =
   | { kind: 'refused'; reason: string };
 
 const missingCodes = new Set(['ENOENT', 'ENOTDIR']);
-
-function isInside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
 
 function realFolder(folder: string): string {
   try {
@@ -58,9 +58,14 @@ export function readOwnFileSync(path: string, options: OwnFileOptions): OwnFileR
     if (code && missingCodes.has(code)) return { kind: 'missing' };
     return { kind: 'refused', reason: `${path} cannot be read (${code ?? 'unknown error'})` };
   }
-  if (options.within !== undefined) {
-    const folders = (typeof options.within === 'string' ? [options.within] : options.within).map(realFolder);
-    if (!folders.some((folder) => isInside(realPath, folder)))
+  const within =
+    options.within ??
+    (options.projectRoot !== undefined && isInsideDirectory(path, options.projectRoot)
+      ? options.projectRoot
+      : undefined);
+  if (within !== undefined) {
+    const folders = (typeof within === 'string' ? [within] : within).map(realFolder);
+    if (!folders.some((folder) => isInsideDirectory(realPath, folder)))
       return {
         kind: 'refused',
         reason: `${path} leads through a symbolic link to ${realPath}, outside ${folders[0] ?? 'its folder'}; efferent reads it only from inside`,
@@ -105,7 +110,7 @@ export function readOwnFileSync(path: string, options: OwnFileOptions): OwnFileR
 /** Whether `path` lies inside `folder` once links in both are followed (false when `path` is missing). */
 export function liesPhysicallyInside(path: string, folder: string): boolean {
   try {
-    return isInside(realpathSync(path), realFolder(folder));
+    return isInsideDirectory(realpathSync(path), realFolder(folder));
   } catch {
     return false;
   }

@@ -207,9 +207,12 @@ function missingMessage(missing: string[]): string {
 /** The largest MCP configuration file read. */
 const maxConfigBytes = 4 * 1024 * 1024;
 
-/** Reads a JSON file, bounded; `within` keeps a project's own file from leading out of it by a link. */
-async function readJson(path: string, within?: string): Promise<{ value?: unknown; error?: string }> {
-  const read = await readOwnFile(path, { maxBytes: maxConfigBytes, ...(within ? { within } : {}) });
+/** Reads a JSON file, bounded; a project's own file may not lead out of the project by a link. */
+async function readJson(
+  path: string,
+  scope: { within?: string; projectRoot?: string } = {},
+): Promise<{ value?: unknown; error?: string }> {
+  const read = await readOwnFile(path, { maxBytes: maxConfigBytes, ...scope });
   if (read.kind === 'missing') return {};
   if (read.kind === 'refused') return { error: `cannot be read (${read.reason})` };
   const text = read.text;
@@ -240,7 +243,7 @@ async function fileSource(
   warnings: string[],
   within?: string,
 ): Promise<Source | undefined> {
-  const { value, error } = await readJson(path, within);
+  const { value, error } = await readJson(path, within === undefined ? {} : { within });
   if (error) {
     warnings.push(`MCP configuration ${path} ${error}; its servers were skipped.`);
     return undefined;
@@ -312,8 +315,7 @@ async function readApprovalsAndPolicy(
   const approvals = { all: false, enabled: new Set<string>(), disabled: new Set<string>() };
   const policyFiles: McpPolicyFile[] = [];
   for (const role of settingsFilesFor(options)) {
-    const inProject = role.path.startsWith(join(options.projectRoot, '.'));
-    const { value } = await readJson(role.path, inProject ? options.projectRoot : undefined);
+    const { value } = await readJson(role.path, { projectRoot: options.projectRoot });
     if (value === undefined) continue;
     policyFiles.push({ origin: role.path, managed: role.managed, mayAllow: role.mayGrant, settings: value });
     if (!role.mayGrant) continue;

@@ -52,10 +52,9 @@ export function loadCustomCommands(folders: readonly string[], projectRoot?: str
     for (const name of names.sort()) {
       const path = join(folder, name);
       // A project's command is read only from inside the project (a link may lead to any file).
-      const inProject = projectRoot !== undefined && path.startsWith(`${projectRoot.replace(/\/$/, '')}/`);
       const read = readOwnFileSync(path, {
         maxBytes: maxCommandBytes,
-        ...(inProject && projectRoot ? { within: projectRoot } : {}),
+        ...(projectRoot !== undefined ? { projectRoot } : {}),
       });
       if (read.kind !== 'read') continue;
       const command = parse(path, read.text);

@@ -45,12 +45,10 @@ export function readMemoryFiles(
 ): MemoryFile[] {
   const files: MemoryFile[] = [];
   for (const path of [...new Set(paths)]) {
-    const inProject =
-      options.projectRoot !== undefined && path.startsWith(`${options.projectRoot.replace(/\/$/, '')}/`);
     const read = readOwnFileSync(path, {
       maxBytes: maxMemoryChars * 4,
       cutOversize: true,
-      ...(inProject && options.projectRoot ? { within: options.projectRoot } : {}),
+      ...(options.projectRoot !== undefined ? { projectRoot: options.projectRoot } : {}),
     });
     if (read.kind === 'refused') options.onSkipped?.(`Memory file skipped: ${read.reason}.`);
     if (read.kind !== 'read') continue;

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { readOwnFileSync } from '../../core/index.ts';
+import { isInsideDirectory, readOwnFileSync } from '../../core/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ConfigEntry, isIncludeEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
 import { entryConcern, entryKey } from './inert-keys.ts';
@@ -247,11 +247,7 @@ function discover(start: string): Repository[] | { error: string } {
  * content, so they are not repeated into a message the model reads.
  */
 function shownKey(entry: ConfigEntry, folders: ReadonlyArray<string | undefined>): string {
-  const own = folders.some((folder) => {
-    if (folder === undefined) return false;
-    const rel = relative(folder, entry.file);
-    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-  });
+  const own = folders.some((folder) => folder !== undefined && isInsideDirectory(entry.file, folder));
   return own ? entryKey(entry) : 'a key that is not known to be harmless';
 }
 

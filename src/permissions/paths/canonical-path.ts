@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, posix, relative } from 'node:path';
+import { isAbsolute, join, posix } from 'node:path';
 
 /**
  * Canonical paths for permission checks: a path is judged both as written (the link) and as the
@@ -64,11 +64,7 @@ export interface PathBase {
   home: string;
 }
 
-/** True when `path` is `directory` or below it, compared segment by segment. */
-export function isInsideDirectory(path: string, directory: string): boolean {
-  const rel = relative(directory, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
+export { isInsideDirectory } from '../../core/index.ts';
 
 /**
  * Resolves an absolute path the way the kernel does: components left to right, each existing prefix

@@ -20,7 +20,7 @@ export type PathCandidate = { path: string; primary: boolean } | { unknown: stri
 const readingRedirects = new Set(['<', '<>', '<&']);
 
 /** Expands the spellings of the home directory bash would expand; anything else dynamic stays unknown. */
-function expandHome(word: string, home: string, literal: boolean): string | undefined {
+export function expandHome(word: string, home: string, literal: boolean): string | undefined {
   // `~user`, `~+` and `~-` expand to another user's home, $PWD and $OLDPWD: not known here.
   if (/^~[^/]/.test(word)) return undefined;
   // A quoted `$` (`awk '{print $2}'`) is plain text; the analyser says which words are literal.

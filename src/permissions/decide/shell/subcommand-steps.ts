@@ -3,8 +3,7 @@ import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 import { isInWorkspace } from '../workspace.ts';
 import { isUnresolvable } from '../../paths/canonical-path.ts';
-import { isDynamicWord } from './shell-contract.ts';
-import { harmlessReadSources, harmlessWriteTargets, inputSourceWords } from './command-paths.ts';
+import { expandHome, harmlessReadSources, harmlessWriteTargets, inputSourceWords } from './command-paths.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -124,11 +123,10 @@ const inputFromOutside: SubcommandStep = (facts) => {
   if (facts.reading) return undefined;
   const { workspace } = facts.context;
   for (const word of inputSourceWords(facts.subcommand)) {
-    const expanded = word.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, workspace.home);
-    if (expanded.startsWith('~') || isDynamicWord(expanded))
-      return workspaceAsk(facts, `takes its input from ${word}, a file only known when it runs`);
-    const path = resolveFrom(expanded, facts.subcommand, workspace);
-    if (isUnresolvable(path))
+    // `~/x` and `$HOME/x` as bash expands them; `$X`, `~other/x` and `$(…)` are only known when it runs.
+    const expanded = expandHome(word, workspace.home, false);
+    const path = expanded === undefined ? undefined : resolveFrom(expanded, facts.subcommand, workspace);
+    if (path === undefined || isUnresolvable(path))
       return workspaceAsk(facts, `takes its input from ${word}, a file only known when it runs`);
     if (!isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical))
       return workspaceAsk(facts, `reads ${describePath(path)}, outside the working directories`);
