@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { EfferentError, liesPhysicallyInside, readOwnFile } from '../../core/index.ts';
@@ -21,8 +22,7 @@ export async function persistAllowRules(projectRoot: string, rules: readonly str
   const path = localSettingsPath(projectRoot);
   let json: Record<string, unknown> = {};
   // The file and its folder must lie inside the project: a repository may ship `.efferent` as a link.
-  await mkdir(dirname(path), { recursive: true });
-  if (!liesPhysicallyInside(dirname(path), projectRoot))
+  if (existsSync(dirname(path)) && !liesPhysicallyInside(dirname(path), projectRoot))
     throw new EfferentError(
       'settings_invalid',
       `Permission rules were not saved: ${dirname(path)} leads through a symbolic link out of the project. Remove the link, or add the rule to a settings file yourself.`,
@@ -43,6 +43,7 @@ export async function persistAllowRules(projectRoot: string, rules: readonly str
   const added = [...new Set(rules)].filter((rule) => !existing.includes(rule)).slice(0, maxRulesPerAnswer);
   if (added.length === 0) return [];
   json.permissions = { ...permissions, allow: [...existing, ...added] };
+  await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${randomUUID()}.tmp`;
   try {
     await writeFile(temp, `${JSON.stringify(json, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });
