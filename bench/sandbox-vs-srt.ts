@@ -200,7 +200,7 @@ else {
   if (major < 22 || (major === 22 && minor < 12))
     srtSkip = `srt needs Node >= 22.12; ${srtNode} is ${version || 'missing'} (set EFFERENT_SRT_NODE)`;
   else if (spawnSync('sh', ['-c', 'command -v socat']).status !== 0) {
-    socatPath = join(srtDir, 'bin', 'socat-standin');
+    socatPath = join(base, 'socat-standin');
     const source = join(dirname(new URL(import.meta.url).pathname), 'socat-standin.c');
     mkdirSync(dirname(socatPath), { recursive: true });
     const built = spawnSync('cc', ['-O2', '-o', socatPath, source], { encoding: 'utf8' });
