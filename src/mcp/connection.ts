@@ -20,6 +20,13 @@ import { FileOAuthProvider, McpAuthorizationRequiredError } from './oauth.ts';
 import { ProcessGroupStdioTransport } from './stdio-transport.ts';
 import { prepareSandboxedProcess } from '../sandbox/sandboxed-process.ts';
 
+/** One `notifications/progress` of a running call. */
+export interface McpCallProgress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}
+
 /** `path` with links resolved when it exists (the sandbox hides real paths). */
 function canonicalPath(path: string): string {
   try {
@@ -150,6 +157,9 @@ export class McpConnection {
   #transport: Transport | undefined;
   #opening: Promise<void> | undefined;
   #closed = false;
+  /** Progress listeners of running calls, by the progress token efferent sent with the call. */
+  readonly #progress = new Map<string, (progress: McpCallProgress) => void>();
+  #nextProgressToken = 0;
 
   constructor(name: string, config: McpServerConfig, options: McpConnectionOptions = {}) {
     this.name = name;
@@ -278,10 +288,40 @@ export class McpConnection {
     };
     client.onerror = (error) => this.#options.log?.(this.name, `transport: ${describeError(error)}`);
     await client.connect(transport, { timeout: timeoutMs });
+    this.#routeProgress(transport);
     this.instructions = client.getInstructions();
     const version = client.getServerVersion();
     this.serverVersion = version ? { name: version.name, version: version.version } : undefined;
     this.hasResources = client.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /**
+   * Delivers a call's `notifications/progress` as the message arrives. The SDK hands notifications
+   * to their handler a microtask later but settles a response at once, dropping the call's progress
+   * listener: the last progress a server sends right before its result would be lost whenever both
+   * arrive in one read. Progress for efferent's own tokens is taken off the wire here, in order.
+   */
+  #routeProgress(transport: Transport): void {
+    const sdkOnMessage = transport.onmessage;
+    if (!sdkOnMessage) return;
+    transport.onmessage = (message, extra) => {
+      const note = message as { method?: unknown; params?: { progressToken?: unknown } };
+      if (note.method === 'notifications/progress' && typeof note.params?.progressToken === 'string') {
+        const listener = this.#progress.get(note.params.progressToken);
+        if (listener) {
+          const { progress, total, message: text } = note.params as McpCallProgress;
+          if (typeof progress === 'number') {
+            listener({
+              progress,
+              ...(typeof total === 'number' ? { total } : {}),
+              ...(typeof text === 'string' ? { message: text } : {}),
+            });
+          }
+          return;
+        }
+      }
+      sdkOnMessage.call(transport, message, extra);
+    };
   }
 
   async #loadTools(): Promise<void> {
@@ -338,11 +378,7 @@ export class McpConnection {
     options: {
       signal?: AbortSignal;
       timeoutMs?: number;
-      onProgress?: (progress: {
-        progress: number;
-        total?: number | undefined;
-        message?: string | undefined;
-      }) => void;
+      onProgress?: (progress: McpCallProgress) => void;
     } = {},
   ): Promise<CallToolResult> {
     const client = await this.#ready();
@@ -352,14 +388,17 @@ export class McpConnection {
     const forward = () => call.abort(options.signal?.reason);
     if (options.signal?.aborted) call.abort(options.signal.reason);
     else options.signal?.addEventListener('abort', forward, { once: true });
+    const progressToken = options.onProgress ? `efferent-${++this.#nextProgressToken}` : undefined;
+    if (progressToken && options.onProgress) this.#progress.set(progressToken, options.onProgress);
     try {
-      const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-        signal: call.signal,
-        timeout: options.timeoutMs ?? defaultToolTimeoutMs,
-        ...(options.onProgress ? { onprogress: options.onProgress, resetTimeoutOnProgress: false } : {}),
-      });
+      const result = await client.callTool(
+        { name, arguments: args, ...(progressToken ? { _meta: { progressToken } } : {}) },
+        CallToolResultSchema,
+        { signal: call.signal, timeout: options.timeoutMs ?? defaultToolTimeoutMs },
+      );
       return result as CallToolResult;
     } finally {
+      if (progressToken) this.#progress.delete(progressToken);
       options.signal?.removeEventListener('abort', forward);
     }
   }

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/agent/index.ts';
 import { createEventRenderer, mcpProgressLine } from '../../src/cli/terminal/render-events.ts';
-import { attachMcpToSession, McpManager } from '../../src/mcp/index.ts';
+import { attachMcpToSession, McpConnection, McpManager } from '../../src/mcp/index.ts';
 
 const everything = resolve(
   import.meta.dirname,
@@ -77,4 +77,30 @@ describe('MCP progress in the terminal', () => {
       await session.dispose();
     }
   }, 60_000);
+
+  it('delivers every progress a server sends before its result, even when all arrive in one read', async () => {
+    const server = resolve(import.meta.dirname, 'fixtures', 'progress-burst-server.mjs');
+    const connection = new McpConnection('burst', {
+      type: 'stdio',
+      command: process.execPath,
+      args: [server],
+      env: {},
+    });
+    await connection.connect();
+    try {
+      for (let round = 0; round < 5; round++) {
+        const seen: string[] = [];
+        const result = await connection.callTool(
+          'burst',
+          {},
+          { onProgress: (p) => seen.push(`${p.progress}/${p.total} ${p.message}`) },
+        );
+        seen.push('result');
+        expect(result.isError).toBeFalsy();
+        expect(seen).toEqual(['1/3 step 1', '2/3 step 2', '3/3 step 3', 'result']);
+      }
+    } finally {
+      await connection.close();
+    }
+  }, 30_000);
 });
