@@ -37,6 +37,25 @@ export function normaliseHostName(host: string): string {
   return ascii === '' ? bare.toLowerCase() : ascii;
 }
 
+/**
+ * A host name as the system resolver reads it: dot-separated labels of letters, digits, `-` and `_`
+ * (after {@link normaliseHostName}, so IDNs are punycode), at most 63 bytes a label and 253 in all.
+ * Anything else can mean one thing to the policy and another to the resolver: the C resolver stops
+ * at a NUL byte, so `evil.com\0.example.com` ends in `.example.com` but resolves `evil.com`; spaces,
+ * `@`, `%` and control characters have no meaning in DNS at all.
+ */
+const dnsName = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*$/;
+
+/** Whether a normalised host is an IP address or a name the resolver reads exactly as written. */
+export function isResolvableHostName(host: string): boolean {
+  return isIP(host) !== 0 || dnsName.test(host);
+}
+
+/** A raw host with every byte outside printable ASCII written as `\xHH`, for messages. */
+function escapeHostForDisplay(host: string): string {
+  return host.replace(/[^\x21-\x7e]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** Compiles an entry (`host`, `*.host`, either with `:port`); undefined when it is not one. */
 export function compileDomainEntry(text: string): DomainEntry | undefined {
   let rest = text.trim();
@@ -49,7 +68,7 @@ export function compileDomainEntry(text: string): DomainEntry | undefined {
   }
   const wildcard = rest.startsWith('*.');
   const host = normaliseHostName(wildcard ? rest.slice(2) : rest);
-  if (host === '' || host.includes('*') || host.includes('/') || /\s/.test(host)) return undefined;
+  if (!isResolvableHostName(host)) return undefined;
   const entry: DomainEntry = { text, host, wildcard };
   if (port !== undefined) entry.port = port;
   return entry;
@@ -65,7 +84,11 @@ function entryMatches(entry: DomainEntry, host: string, port: number): boolean {
 /** Why a connection was refused, in words for the command's output and the tool result. */
 export type NetworkVerdict =
   | { allowed: true }
-  | { allowed: false; reason: 'denied' | 'not-allowed' | 'private-address'; message: string };
+  | {
+      allowed: false;
+      reason: 'denied' | 'not-allowed' | 'private-address' | 'invalid-name';
+      message: string;
+    };
 
 /** Entries that do not compile, for a notice. */
 export function invalidDomainEntries(entries: readonly string[]): string[] {
@@ -91,6 +114,17 @@ export class CompiledNetworkPolicy {
   /** The decision on a name before resolution. */
   check(rawHost: string, port: number): NetworkVerdict {
     const host = normaliseHostName(rawHost);
+    if (!isResolvableHostName(host))
+      return {
+        allowed: false,
+        reason: 'invalid-name',
+        message: blockedLine(
+          escapeHostForDisplay(rawHost),
+          port,
+          'it is not a valid host name: only letters, digits, "-", "_" and dots, or an IP address',
+          false,
+        ),
+      };
     const denied = this.#denied.find((entry) => entryMatches(entry, host, port));
     if (denied)
       return {
