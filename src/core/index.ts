@@ -35,6 +35,14 @@ export * from './session-resources.ts';
 export type * from './tool.ts';
 export type * from './tool-run.ts';
 export * from './stream-events.ts';
+export {
+  type CheckedDirectory,
+  type CheckedFile,
+  openCheckedDirectory,
+  openCheckedForRead,
+  recordCheckedPath,
+  takeCheckedPath,
+} from './checked-path.ts';
 export { isInsideDirectory } from './path-inside.ts';
 export {
   liesPhysicallyInside,

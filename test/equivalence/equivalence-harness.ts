@@ -599,7 +599,8 @@ export class EquivalenceRunner {
   /** Decides the call with both engines; the difference, or undefined when they agree in every field. */
   async compare(call: EquivalenceCall, onDisk = false): Promise<Difference | undefined> {
     const request = await this.request(call, onDisk);
-    const current = settle(() => evaluatePermission(request));
+    // The judged physical path is handed to the tool, not part of the decision: the baseline has none.
+    const current = settle(() => withoutCheckedPath(evaluatePermission(request)));
     const legacy = settle(() => legacyEvaluatePermission(request));
     const same = JSON.stringify(current) === JSON.stringify(legacy);
     if (same) return undefined;
@@ -644,4 +645,10 @@ export function corpusCall(item: CorpusCase): EquivalenceCall {
     home: item.home ?? corpusHome,
     rules: item.rules,
   };
+}
+
+/** An evaluation without its `checkedPath` (plumbing for the tool, which the baseline engine lacks). */
+function withoutCheckedPath<T extends { checkedPath?: string }>(evaluation: T): Omit<T, 'checkedPath'> {
+  const { checkedPath: _plumbing, ...decision } = evaluation;
+  return decision;
 }

@@ -1,5 +1,5 @@
 import type { AnyTool, PermissionRequest, ToolPermissionResult, ToolUseContext } from '../../core/index.ts';
-import { errorMessage } from '../../core/index.ts';
+import { errorMessage, recordCheckedPath } from '../../core/index.ts';
 import { type Evaluation, evaluatePermission } from '../decide/evaluate-permission.ts';
 import type { ShellAnalyzer } from '../decide/shell/shell-contract.ts';
 import type { SessionGrants } from './session-grants.ts';
@@ -51,6 +51,8 @@ export async function evaluateCall(
     ...(request.hookDecision ? { hookDecision: request.hookDecision } : {}),
     ...(shell ? { shell } : {}),
   });
+  // The tool opens the file this decision judged, and no other (see core/checked-path.ts).
+  recordCheckedPath(context.run, request.toolUseId, evaluated.checkedPath);
   return toolResult.behavior === 'ask' && toolResult.preview !== undefined
     ? { ...evaluated, preview: toolResult.preview }
     : evaluated;

@@ -70,9 +70,16 @@ export class CallFacts {
 
   /** What the target's own flow (path, URL, command, agent, skill) concludes; undefined for none. */
   verdict(): Verdict | undefined {
-    if (this.targetOpinion === unset) this.targetOpinion = targetVerdict(this.request, this.rules());
+    if (this.targetOpinion === unset) {
+      const judged: { checkedPath?: string } = {};
+      this.targetOpinion = targetVerdict(this.request, this.rules(), judged);
+      this.checkedPath = judged.checkedPath;
+    }
     return this.targetOpinion;
   }
+
+  /** The physical path the target's flow judged, once {@link verdict} has run for a path target. */
+  checkedPath: string | undefined;
 
   /** Analysis failed while shell deny or ask rules exist that it could not check: no mode may allow. */
   rulesUnchecked(): boolean {
@@ -104,7 +111,11 @@ function classifyEnvVarSafely(shell: ShellAnalyzer | undefined, name: string): E
   }
 }
 
-function targetVerdict(request: EvaluationRequest, rules: RuleIndex): Verdict | undefined {
+function targetVerdict(
+  request: EvaluationRequest,
+  rules: RuleIndex,
+  judged: { checkedPath?: string },
+): Verdict | undefined {
   const { target } = request;
   const context: TargetFlowContext = {
     toolName: request.tool.name,
@@ -114,8 +125,11 @@ function targetVerdict(request: EvaluationRequest, rules: RuleIndex): Verdict | 
     workspace: request.workspace,
   };
   switch (target.kind) {
-    case 'path':
-      return evaluatePathTarget(target, context);
+    case 'path': {
+      const verdict = evaluatePathTarget(target, context);
+      if (context.checkedPath !== undefined) judged.checkedPath = context.checkedPath;
+      return verdict;
+    }
     case 'url':
       return evaluateUrlTarget(target, context);
     case 'agent':

@@ -19,6 +19,8 @@ export interface Evaluation extends PermissionDecision {
   call?: string;
   /** What approving would do (the tool's own preview, e.g. a sed edit's diff), for the prompt. */
   preview?: string;
+  /** For a path target whose flow ran: the physical path judged, the one file the tool may open. */
+  checkedPath?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export function evaluatePermission(request: EvaluationRequest): Evaluation {
   };
   const evaluation = toEvaluation(opinion, facts);
   if (opinion.behavior === 'ask' && opinion.updatedInput) evaluation.updatedInput = opinion.updatedInput;
+  if (facts.checkedPath !== undefined) evaluation.checkedPath = facts.checkedPath;
   return evaluation;
 }
 

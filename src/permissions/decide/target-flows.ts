@@ -15,6 +15,8 @@ export interface TargetFlowContext {
   rules: RuleIndex;
   mode: PermissionMode;
   workspace: Workspace;
+  /** Set by the path flow: the physical path it judged, which the tool must open and no other. */
+  checkedPath?: string;
 }
 
 const ask = (kind: AskVerdict['kind'], reason: string, extra: Partial<AskVerdict> = {}): AskVerdict => ({
@@ -43,6 +45,7 @@ export function evaluatePathTarget(
   const denyFamilies = write ? ['Edit', 'Read'] : ['Read'];
   if (isUnresolvable(path))
     return ask('safety', `the path ${JSON.stringify(target.path)} cannot be checked (${path.unresolvable})`);
+  context.checkedPath = path.physical;
   const where = path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
   const anchors = { cwd: workspace.cwd, home: workspace.home };
   const deny = context.rules.deny.content(denyFamilies, input).paths('deny', anchors).find(path);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool } from '../../core/index.ts';
+import { buildTool, takeCheckedPath } from '../../core/index.ts';
 import {
   commitEditPlan,
   describeEditOutput,
@@ -44,9 +44,14 @@ export const EditTool = buildTool<EditInput, EditOutput>({
     const plan = await planEdits(input.file_path, [toEdit(input)], context);
     return plan.ok ? { ok: true } : { ok: false, message: plan.message, code: plan.code };
   },
-  async call(input, context) {
+  async call(input, context, _canUseTool, _onProgress, toolUseId) {
     // Checked again here: the file may have changed between validation and this call.
-    const plan = await planOrThrow(input.file_path, [toEdit(input)], context);
+    const plan = await planOrThrow(
+      input.file_path,
+      [toEdit(input)],
+      context,
+      takeCheckedPath(context.run, toolUseId),
+    );
     return { data: await commitEditPlan(plan, context) };
   },
   mapResultToBlock: (output, toolUseId) => ({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool } from '../../core/index.ts';
+import { buildTool, takeCheckedPath } from '../../core/index.ts';
 import {
   commitEditPlan,
   describeEditOutput,
@@ -51,8 +51,13 @@ export const MultiEditTool = buildTool<MultiEditInput, EditOutput>({
     const plan = await planEdits(input.file_path, toEdits(input), context);
     return plan.ok ? { ok: true } : { ok: false, message: plan.message, code: plan.code };
   },
-  async call(input, context) {
-    const plan = await planOrThrow(input.file_path, toEdits(input), context);
+  async call(input, context, _canUseTool, _onProgress, toolUseId) {
+    const plan = await planOrThrow(
+      input.file_path,
+      toEdits(input),
+      context,
+      takeCheckedPath(context.run, toolUseId),
+    );
     return { data: await commitEditPlan(plan, context) };
   },
   mapResultToBlock: (output, toolUseId) => ({

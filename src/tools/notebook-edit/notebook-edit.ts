@@ -5,6 +5,8 @@ import {
   buildTool,
   EfferentError,
   ErrorCodes,
+  openCheckedForRead,
+  takeCheckedPath,
   type ToolUseContext,
   type ValidationResult,
 } from '../../core/index.ts';
@@ -91,6 +93,7 @@ function replacement(cell: NotebookCell, input: NotebookEditInput): NotebookCell
 async function prepare(
   input: NotebookEditInput,
   context: Pick<ToolUseContext, 'run'>,
+  checked?: string,
 ): Promise<Prepared | { error: ValidationResult & { ok: false } }> {
   const path = resolveToolPath(input.notebook_path, context);
   if (extname(path).toLowerCase() !== '.ipynb') {
@@ -112,7 +115,14 @@ async function prepare(
       ErrorCodes.fileNotFound,
       `Notebook does not exist: ${path}. Check the path (Glob can find it).`,
     );
-  const text = await readFile(path, 'utf8');
+  // The notebook is read from the file the permission check judged, or not at all.
+  const file = openCheckedForRead(path, checked);
+  let text: string;
+  try {
+    text = await readFile(file.source, 'utf8');
+  } finally {
+    file.close();
+  }
   const freshness = checkFreshness(context, path, { text, mtimeMs: stats.mtimeMs });
   if (!freshness.ok)
     return fail(
@@ -186,8 +196,9 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
     const prepared = await prepare(input, context);
     return 'error' in prepared ? prepared.error : { ok: true };
   },
-  async call(input, context) {
-    const prepared = await prepare(input, context);
+  async call(input, context, _canUseTool, _onProgress, toolUseId) {
+    const checked = takeCheckedPath(context.run, toolUseId);
+    const prepared = await prepare(input, context, checked);
     if ('error' in prepared) throw new EfferentError(ErrorCodes.validationFailed, prepared.error.message);
     let updated: string;
     try {
@@ -200,7 +211,10 @@ export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>
       );
     }
     assertWriteStaysInside(prepared.path, context);
-    await writeFileAtomic(prepared.path, updated, { signal: context.run.abortController.signal });
+    await writeFileAtomic(prepared.path, updated, {
+      signal: context.run.abortController.signal,
+      ...(checked === undefined ? {} : { checked }),
+    });
     recordFullView(context, prepared.path, updated, (await stat(prepared.path)).mtimeMs);
     const cellType = prepared.change.kind === 'delete' ? undefined : prepared.change.cell.cell_type;
     return {

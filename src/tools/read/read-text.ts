@@ -65,6 +65,7 @@ export async function readTextWindow(
   stats: Stats,
   input: { offset?: number | undefined; limit?: number | undefined },
   context: Pick<ToolUseContext, 'run'>,
+  source: string = path,
 ): Promise<TextRead> {
   const explicit = input.offset !== undefined || input.limit !== undefined;
   const startIndex = input.offset && input.offset > 0 ? input.offset - 1 : 0;
@@ -78,7 +79,7 @@ export async function readTextWindow(
   let cutByBudget = false;
   let fullText: string | undefined;
   // The line scanner below works on bytes as UTF-8; UTF-16 text is decoded whole instead, up to a cap.
-  const utf16 = stats.size > readLimits.maxWholeFileBytes && (await startsWithUtf16Bom(path));
+  const utf16 = stats.size > readLimits.maxWholeFileBytes && (await startsWithUtf16Bom(source));
   if (utf16 && stats.size > maxWholeUtf16Bytes) {
     throw new EfferentError(
       ErrorCodes.fileTooLarge,
@@ -86,7 +87,7 @@ export async function readTextWindow(
     );
   }
   if (stats.size <= readLimits.maxWholeFileBytes || utf16) {
-    const { text } = decodeText(await readFile(path, { signal }));
+    const { text } = decodeText(await readFile(source, { signal }));
     fullText = text;
     const all = text === '' ? [] : text.split('\n');
     if (all.length > 0 && all[all.length - 1] === '') all.pop();
@@ -105,7 +106,7 @@ export async function readTextWindow(
     }
   } else {
     const index = lineIndexFor(context.run.readFileState, path, fileVersion(stats), windowChunkBytes);
-    const window = await readLineWindow(path, {
+    const window = await readLineWindow(source, {
       startLine: startIndex,
       maxLines,
       maxLineChars: readLimits.maxLineChars,

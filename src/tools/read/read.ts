@@ -1,11 +1,13 @@
 import { open, readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { z } from 'zod';
 import {
   buildTool,
   EfferentError,
   ErrorCodes,
   type ImageBlock,
+  openCheckedForRead,
+  takeCheckedPath,
   type TextBlock,
   type ToolResultBlock,
   type ToolUseContext,
@@ -72,6 +74,7 @@ async function readNotebookFile(
   path: string,
   { size, mtimeMs }: { size: number; mtimeMs: number },
   context: ToolUseContext,
+  source: string,
 ): Promise<ReadOutput> {
   if (size > readLimits.maxNotebookBytes) {
     throw new EfferentError(
@@ -79,7 +82,7 @@ async function readNotebookFile(
       `${path} is ${size.toLocaleString('en-US')} bytes; notebooks over 100 MB are not read. Use Bash with jq to read parts of it (for example jq '.cells[:20]').`,
     );
   }
-  const text = await readFile(path, { encoding: 'utf8', signal: context.run.abortController.signal });
+  const text = await readFile(source, { encoding: 'utf8', signal: context.run.abortController.signal });
   const document = parseNotebook(text);
   if (typeof document === 'string') throw new EfferentError(ErrorCodes.toolFailed, `${path}: ${document}`);
   const cells = notebookCells(document);
@@ -147,6 +150,40 @@ export function readResultBlock(output: ReadOutput, toolUseId: string): ToolResu
 }
 
 /** Reads files: text with line numbers, images, PDFs and notebooks; refuses devices and directories. */
+/** Reads the resolved file; `source` names the bytes to read (the checked descriptor, or `path`). */
+async function readResolved(
+  path: string,
+  stats: Awaited<ReturnType<typeof resolveReadableFile>>['stats'],
+  source: string,
+  input: ReadInput,
+  context: ToolUseContext,
+): Promise<ReadOutput> {
+  if (extname(path).toLowerCase() === '.ipynb') return readNotebookFile(path, stats, context, source);
+  const header = await readHeader(source);
+  // A UTF-16LE BOM (FF FE) is also an MPEG audio frame sync, so sniffing would call such text audio.
+  const detected = hasTextBom(header)
+    ? undefined
+    : await (await import('file-type')).fileTypeFromBuffer(header);
+  if (detected && isImageMime(detected.mime)) {
+    const bytes = await readFile(source, { signal: context.run.abortController.signal });
+    return { type: 'image', file: { filePath: path, ...(await prepareImage(bytes, detected.mime)) } };
+  }
+  if (detected?.mime === 'application/pdf') {
+    const bytes = await readFile(source, { signal: context.run.abortController.signal });
+    return { type: 'pdf', file: { filePath: path, ...(await readPdf(bytes, path, input.pages)) } };
+  }
+  if (looksBinary(header) || (detected && !textLikeMime.test(detected.mime))) {
+    const kind = detected ? `${detected.mime} (.${detected.ext})` : 'binary data';
+    throw new EfferentError(
+      ErrorCodes.validationFailed,
+      `${path} is a binary file (${kind}) and cannot be shown as text. Inspect it with Bash instead (file, xxd -l 256, strings | head).`,
+    );
+  }
+  const { view, record } = await readTextWindow(path, stats, input, context, source);
+  context.run.readFileState.set(path, record);
+  return { type: 'text', file: { filePath: path, ...view } };
+}
+
 export const ReadTool = buildTool<ReadInput, ReadOutput>({
   name: 'Read',
   searchHint: 'read a file, image, PDF or notebook from disk',
@@ -178,40 +215,20 @@ export const ReadTool = buildTool<ReadInput, ReadOutput>({
     }
     return { ok: true };
   },
-  async call(input, context) {
-    const { path, stats } = await resolveReadableFile(
-      resolveToolPath(input.file_path, context),
-      context.run.cwd,
-    );
-    if (extname(path).toLowerCase() === '.ipynb')
-      return { data: await readNotebookFile(path, stats, context) };
-    const header = await readHeader(path);
-    // A UTF-16LE BOM (FF FE) is also an MPEG audio frame sync, so sniffing would call such text audio.
-    const detected = hasTextBom(header)
-      ? undefined
-      : await (await import('file-type')).fileTypeFromBuffer(header);
-    if (detected && isImageMime(detected.mime)) {
-      const bytes = await readFile(path, { signal: context.run.abortController.signal });
-      return {
-        data: { type: 'image', file: { filePath: path, ...(await prepareImage(bytes, detected.mime)) } },
-      };
+  async call(input, context, _canUseTool, _onProgress, toolUseId) {
+    const checked = takeCheckedPath(context.run, toolUseId);
+    const requested = resolveToolPath(input.file_path, context);
+    const { path, stats } = await resolveReadableFile(requested, context.run.cwd);
+    // The bytes come from the file the permission check judged (the other screenshot spelling sits
+    // beside it), opened once: a link swapped in since cannot redirect the read.
+    const expected =
+      checked === undefined || path === requested ? checked : join(dirname(checked), basename(path));
+    const file = openCheckedForRead(path, expected);
+    try {
+      return { data: await readResolved(path, stats, file.source, input, context) };
+    } finally {
+      file.close();
     }
-    if (detected?.mime === 'application/pdf') {
-      const bytes = await readFile(path, { signal: context.run.abortController.signal });
-      return {
-        data: { type: 'pdf', file: { filePath: path, ...(await readPdf(bytes, path, input.pages)) } },
-      };
-    }
-    if (looksBinary(header) || (detected && !textLikeMime.test(detected.mime))) {
-      const kind = detected ? `${detected.mime} (.${detected.ext})` : 'binary data';
-      throw new EfferentError(
-        ErrorCodes.validationFailed,
-        `${path} is a binary file (${kind}) and cannot be shown as text. Inspect it with Bash instead (file, xxd -l 256, strings | head).`,
-      );
-    }
-    const { view, record } = await readTextWindow(path, stats, input, context);
-    context.run.readFileState.set(path, record);
-    return { data: { type: 'text', file: { filePath: path, ...view } } };
   },
   mapResultToBlock: readResultBlock,
   renderToolUse: (input) => `Read(${input.file_path ?? ''})`,

@@ -12,6 +12,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { openCheckedDirectory } from '../../core/index.ts';
 
 /** Options for {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -19,6 +20,11 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Checked before the rename: an aborted write leaves the old file untouched. */
   signal?: AbortSignal;
+  /**
+   * The physical path a permission decision judged for this write: the file is written there, in
+   * that directory opened once and verified, or not at all (see core/checked-path.ts).
+   */
+  checked?: string;
 }
 
 /** Temp files carry this marker so leftovers from a crash are recognisable and safe to delete. */
@@ -47,7 +53,25 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   options.signal?.throwIfAborted();
-  const target = await resolveLinkTarget(filePath);
+  const pinned = options.checked === undefined ? undefined : openCheckedDirectory(filePath, options.checked);
+  if (!pinned) {
+    const target = await resolveLinkTarget(filePath);
+    return writeResolved(target, dirname(target), data, options);
+  }
+  try {
+    return await writeResolved(pinned.target, pinned.directory, data, options);
+  } finally {
+    pinned.close();
+  }
+}
+
+/** Writes `target` (a name, or a name in a checked directory descriptor); `directory` is its real folder. */
+async function writeResolved(
+  target: string,
+  directory: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
   const existing = await stat(target).catch(() => undefined);
   const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o666);
   const tempPath = atomicTempPath(target);
@@ -73,7 +97,7 @@ export async function writeFileAtomic(
     throw error;
   }
   await syncDirectory(dirname(target));
-  await sweepDirectory(dirname(target));
+  await sweepDirectory(directory);
 }
 
 /** A temp file older than this was left by a killed writer: no live write takes a minute to rename. */

@@ -44,6 +44,8 @@ export interface EditPlan {
   /** 1-based lines of the new text the edits touched, for the snippet. */
   firstLine: number;
   lastLine: number;
+  /** The physical path the permission check judged: the plan reads and writes only that file. */
+  checked?: string;
 }
 
 /** What Edit and MultiEdit report after writing. */
@@ -74,6 +76,7 @@ export async function planEdits(
   filePath: string,
   edits: readonly StringEdit[],
   context: Pick<ToolUseContext, 'run'>,
+  checked?: string,
 ): Promise<EditPlan | EditRefusal> {
   const path = resolveToolPath(filePath, context);
   const label = (index: number) => (edits.length > 1 ? `Edit ${index + 1} of ${edits.length}: ` : '');
@@ -90,7 +93,7 @@ export async function planEdits(
   }
   let file: LoadedFile;
   try {
-    file = await loadFileForChange(path, context.run.abortController.signal);
+    file = await loadFileForChange(path, context.run.abortController.signal, checked);
   } catch (error) {
     if (!EfferentError.isInstance(error)) throw error;
     const code = error.code === ErrorCodes.fileTooLarge ? EditErrorCode.tooLarge : error.code;
@@ -168,7 +171,7 @@ export async function commitEditPlan(
   plan: EditPlan,
   context: Pick<ToolUseContext, 'run'>,
 ): Promise<EditOutput> {
-  await commitText(plan.path, plan.updated, plan.format, context);
+  await commitText(plan.path, plan.updated, plan.format, context, plan.checked);
   return {
     filePath: plan.path,
     kind: plan.kind,
@@ -183,9 +186,10 @@ export async function planOrThrow(
   filePath: string,
   edits: readonly StringEdit[],
   context: Pick<ToolUseContext, 'run'>,
+  checked?: string,
 ): Promise<EditPlan> {
-  const plan = await planEdits(filePath, edits, context);
-  if (plan.ok) return plan;
+  const plan = await planEdits(filePath, edits, context, checked);
+  if (plan.ok) return checked === undefined ? plan : { ...plan, checked };
   const code =
     plan.code === EditErrorCode.modifiedSinceRead
       ? ErrorCodes.fileStale

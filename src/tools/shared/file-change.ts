@@ -1,7 +1,7 @@
 import { accessSync, constants, type Stats } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
+import { EfferentError, ErrorCodes, openCheckedForRead, type ToolUseContext } from '../../core/index.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { blockedPathReason, specialFileReason } from './device-paths.ts';
 import { recordFullView } from './read-state.ts';
@@ -45,7 +45,11 @@ function isWritable(path: string): boolean {
  * Loads a file for editing: missing files are `{exists:false}`; devices, directories, special files and
  * files over 1 GiB throw with a message for the model.
  */
-export async function loadFileForChange(path: string, signal?: AbortSignal): Promise<LoadedFile> {
+export async function loadFileForChange(
+  path: string,
+  signal?: AbortSignal,
+  checked?: string,
+): Promise<LoadedFile> {
   let stats: Stats | undefined;
   try {
     stats = await stat(path);
@@ -68,8 +72,15 @@ export async function loadFileForChange(path: string, signal?: AbortSignal): Pro
   }
   let bytes: Buffer;
   try {
-    bytes = signal ? await readFile(path, { signal }) : await readFile(path);
+    // The content comes from the file the permission check judged, or the change is refused.
+    const file = openCheckedForRead(path, checked);
+    try {
+      bytes = signal ? await readFile(file.source, { signal }) : await readFile(file.source);
+    } finally {
+      file.close();
+    }
   } catch (error) {
+    if (EfferentError.isInstance(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const hint =
       code === 'EACCES' || code === 'EPERM'
@@ -102,6 +113,7 @@ export async function commitText(
   text: string,
   format: TextFormat | undefined,
   context: Pick<ToolUseContext, 'run'>,
+  checked?: string,
 ): Promise<void> {
   let bytes: Buffer;
   try {
@@ -115,10 +127,13 @@ export async function commitText(
   }
   assertWriteStaysInside(path, context);
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, bytes, { signal: context.run.abortController.signal });
+    await mkdir(dirname(checked ?? path), { recursive: true });
+    await writeFileAtomic(path, bytes, {
+      signal: context.run.abortController.signal,
+      ...(checked === undefined ? {} : { checked }),
+    });
   } catch (error) {
-    if (context.run.abortController.signal.aborted) throw error;
+    if (context.run.abortController.signal.aborted || EfferentError.isInstance(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const hint =
       code === 'EACCES' || code === 'EPERM' || code === 'EROFS'

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
+import {
+  buildTool,
+  EfferentError,
+  ErrorCodes,
+  takeCheckedPath,
+  type ToolUseContext,
+} from '../../core/index.ts';
 import { type DiffHunk, diffLines } from '../shared/diff.ts';
 import { editSnippet } from '../shared/edit-result.ts';
 import { commitText, type LoadedFile, loadFileForChange } from '../shared/file-change.ts';
@@ -52,11 +58,12 @@ function writeSnippet(content: string, patch: DiffHunk[]): { startLine: number; 
 async function checkWritable(
   input: WriteInput,
   context: Pick<ToolUseContext, 'run'>,
+  checked?: string,
 ): Promise<{ path: string; file: LoadedFile } | { error: EfferentError }> {
   const path = resolveToolPath(input.file_path, context);
   let file: LoadedFile;
   try {
-    file = await loadFileForChange(path, context.run.abortController.signal);
+    file = await loadFileForChange(path, context.run.abortController.signal, checked);
   } catch (error) {
     if (EfferentError.isInstance(error)) return { error };
     throw error;
@@ -87,11 +94,12 @@ export const WriteTool = buildTool<WriteInput, WriteOutput>({
       ? { ok: false, message: checked.error.message, code: checked.error.code }
       : { ok: true };
   },
-  async call(input, context) {
-    const checked = await checkWritable(input, context);
+  async call(input, context, _canUseTool, _onProgress, toolUseId) {
+    const decided = takeCheckedPath(context.run, toolUseId);
+    const checked = await checkWritable(input, context, decided);
     if ('error' in checked) throw checked.error;
     const { path, file } = checked;
-    await commitText(path, input.content, file.exists ? file.format : undefined, context);
+    await commitText(path, input.content, file.exists ? file.format : undefined, context, decided);
     const structuredPatch = diffLines(file.exists ? file.text : '', input.content);
     const snippet = writeSnippet(input.content, structuredPatch);
     return {
