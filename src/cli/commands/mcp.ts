@@ -175,7 +175,10 @@ export function registerMcpCommand(program: Command): void {
       .command('serve')
       .description("Serve efferent's tools to an MCP client: stdio by default, --http for streamable HTTP.")
       .option('--tools <names>', 'serve only these tools, comma-separated (e.g. Read,Grep,Glob)')
-      .option('--http', 'serve streamable HTTP on 127.0.0.1 instead of stdio')
+      .option(
+        '--http',
+        'serve streamable HTTP (/mcp) and legacy HTTP+SSE (/sse) on 127.0.0.1 instead of stdio',
+      )
       .option('--port <n>', 'HTTP port (0 picks a free one)', '0')
       .option('--token <token>', 'HTTP bearer token (default: a random one, printed at start)'),
     '--mode',
@@ -211,7 +214,9 @@ export function registerMcpCommand(program: Command): void {
         port,
         ...(flags.token ? { token: flags.token } : {}),
       });
-      process.stderr.write(`efferent MCP server on ${running.url}\nbearer token: ${running.token}\n`);
+      process.stderr.write(
+        `efferent MCP server on ${running.url} (legacy HTTP+SSE clients: ${running.sseUrl})\nbearer token: ${running.token}\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);
