@@ -2,7 +2,9 @@
  * MCP costs, measured side by side in one run:
  * - per-call overhead: the official SDK client calling server-memory's `read_graph` over stdio directly,
  *   against the same call made through an efferent session (pipeline, permission engine, budget,
- *   result mapping); the ratio target is ≤ 1.10;
+ *   result mapping); the ratio target is ≤ 1.10. Two intermediate paths split the difference:
+ *   `McpConnection.callTool` (efferent's transport, signal and progress plumbing) and the MCP tool
+ *   itself (input validation, `call`, result mapping) without the pipeline;
  * - start-up: 5 servers started in parallel by efferent, against the slowest of them started alone.
  * `npx tsx bench/mcp.ts [--json]`
  */
@@ -12,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createSession } from '../src/agent/index.ts';
+import type { CanUseTool } from '../src/core/index.ts';
 import { attachMcpToSession, type ConfiguredMcpServer, McpManager } from '../src/mcp/index.ts';
 
 const json = process.argv.includes('--json');
@@ -23,9 +26,10 @@ const memoryEnv = { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') };
 const iterations = Number(process.env['BENCH_MCP_CALLS'] ?? 100);
 
 /** Client-process CPU per call (µs): what each path costs this process, whatever the machine's load. */
-const cpuUs: Record<'direct' | 'through', number> = { direct: 0, through: 0 };
+type CallPath = 'direct' | 'connection' | 'tool' | 'through';
+const cpuUs: Record<CallPath, number> = { direct: 0, connection: 0, tool: 0, through: 0 };
 
-async function timePerCall(once: () => Promise<void>, path: 'direct' | 'through'): Promise<number> {
+async function timePerCall(once: () => Promise<void>, path: CallPath): Promise<number> {
   for (let index = 0; index < 30; index++) await once();
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -72,21 +76,40 @@ const callThrough = async () => {
   const result = await session.callTool('mcp__memory__read_graph', {});
   if (result.isError) throw new Error(JSON.stringify(result.content));
 };
-let directTotal = 0;
-let throughTotal = 0;
+const connection = manager.connections[0];
+const tool = session.tools.find((candidate) => candidate.name === 'mcp__memory__read_graph');
+if (!connection || !tool) throw new Error('server-memory did not start');
+const callConnection = async () => {
+  await connection.callTool(
+    'read_graph',
+    {},
+    { signal: session.context.run.abortController.signal, onProgress: () => {} },
+  );
+};
+// An MCP tool never asks nested permission questions.
+const neverAsked: CanUseTool = () => Promise.reject(new Error('not asked'));
+const callToolAlone = async () => {
+  const input = tool.inputSchema.parse({});
+  const output = await tool.call(input, session.context, neverAsked, () => {}, 'toolu_bench');
+  tool.mapResultToBlock(output.data, 'toolu_bench');
+};
+const paths: Array<[CallPath, () => Promise<void>]> = [
+  ['direct', callDirect],
+  ['connection', callConnection],
+  ['tool', callToolAlone],
+  ['through', callThrough],
+];
+const wallTotal: Record<CallPath, number> = { direct: 0, connection: 0, tool: 0, through: 0 };
 const rounds = 6;
 for (let round = 0; round < rounds; round++) {
-  // Alternate which path goes first in each round.
-  if (round % 2 === 0) {
-    directTotal += await timePerCall(callDirect, 'direct');
-    throughTotal += await timePerCall(callThrough, 'through');
-  } else {
-    throughTotal += await timePerCall(callThrough, 'through');
-    directTotal += await timePerCall(callDirect, 'direct');
+  // Rotate which path goes first in each round, so machine load hits all alike.
+  for (let index = 0; index < paths.length; index++) {
+    const [path, once] = paths[(index + round) % paths.length] as [CallPath, () => Promise<void>];
+    wallTotal[path] += await timePerCall(once, path);
   }
 }
-const directUs = directTotal / rounds;
-const throughUs = throughTotal / rounds;
+const directUs = wallTotal.direct / rounds;
+const throughUs = wallTotal.through / rounds;
 await direct.close();
 await session.dispose();
 
@@ -117,12 +140,16 @@ const parallel = await startAll(five);
 rmSync(dir, { recursive: true, force: true });
 
 const report = {
-  callsMeasured: iterations * 6,
+  callsMeasured: iterations * rounds,
   directSdkUsPerCall: Math.round(directUs),
   throughEfferentUsPerCall: Math.round(throughUs),
   callRatio: Number((throughUs / directUs).toFixed(3)),
   directSdkCpuUsPerCall: Math.round(cpuUs.direct / rounds),
   throughEfferentCpuUsPerCall: Math.round(cpuUs.through / rounds),
+  connectionUsPerCall: Math.round(wallTotal.connection / rounds),
+  connectionCpuUsPerCall: Math.round(cpuUs.connection / rounds),
+  mcpToolUsPerCall: Math.round(wallTotal.tool / rounds),
+  mcpToolCpuUsPerCall: Math.round(cpuUs.tool / rounds),
   startupAloneMs: Object.fromEntries(Object.entries(alone).map(([k, v]) => [k, Math.round(v)])),
   startupFiveParallelMs: Math.round(parallel),
   startupRatio: Number((parallel / slowestAlone).toFixed(2)),
@@ -131,10 +158,12 @@ if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
 else {
   process.stdout.write(
     `${[
-      `MCP call (server-memory read_graph, ${iterations * 6} calls each, alternating rounds)`,
+      `MCP call (server-memory read_graph, ${iterations * rounds} calls each, alternating rounds)`,
       `  SDK client direct:   ${report.directSdkUsPerCall} µs/call`,
       `  through efferent:    ${report.throughEfferentUsPerCall} µs/call  (ratio ${report.callRatio}, target ≤ 1.10)`,
       `  client CPU per call: SDK ${report.directSdkCpuUsPerCall} µs, efferent ${report.throughEfferentCpuUsPerCall} µs`,
+      `  split (wall / client CPU per call): McpConnection.callTool ${report.connectionUsPerCall} / ${report.connectionCpuUsPerCall} µs, the MCP tool without the pipeline ${report.mcpToolUsPerCall} / ${report.mcpToolCpuUsPerCall} µs`,
+      `  MCP layer (tool − SDK direct): ${report.mcpToolCpuUsPerCall - report.directSdkCpuUsPerCall} µs CPU; pipeline (through − tool): ${report.throughEfferentCpuUsPerCall - report.mcpToolCpuUsPerCall} µs CPU`,
       'Start-up',
       `  alone: ${Object.entries(report.startupAloneMs)
         .map(([k, v]) => `${k} ${v} ms`)

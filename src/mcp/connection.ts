@@ -381,11 +381,15 @@ export class McpConnection {
       onProgress?: (progress: McpCallProgress) => void;
     } = {},
   ): Promise<CallToolResult> {
-    const client = await this.#ready();
+    // A connected server is the common case: take its client without an extra await.
+    const client =
+      this.status === 'connected' && this.#client && !this.#opening && !this.#closed
+        ? this.#client
+        : await this.#ready();
     // The SDK never removes its abort listener, so it gets a signal that lives as long as this call,
     // linked to the long-lived session signal by a listener that is removed afterwards.
     const call = new AbortController();
-    const forward = () => call.abort(options.signal?.reason);
+    const forward = abortWith(call, options.signal);
     if (options.signal?.aborted) call.abort(options.signal.reason);
     else options.signal?.addEventListener('abort', forward, { once: true });
     const progressToken = options.onProgress ? `efferent-${++this.#nextProgressToken}` : undefined;
@@ -433,6 +437,11 @@ export class McpConnection {
     await this.#dropTransport();
     this.status = 'closed';
   }
+}
+
+/** A listener that aborts `call` with the reason `signal` aborted with. */
+function abortWith(call: AbortController, signal: AbortSignal | undefined): () => void {
+  return () => call.abort(signal?.reason);
 }
 
 /** Default per-call limit (`MCP_TOOL_TIMEOUT`): long enough for slow tools, finite for hung ones. */

@@ -8,9 +8,10 @@ import {
   type ImageBlock,
   type ImageMediaType,
   type TextBlock,
+  type ToolProgress,
   type ToolResultBlock,
 } from '../core/index.ts';
-import type { McpConnection, McpToolDescriptor } from './connection.ts';
+import type { McpCallProgress, McpConnection, McpToolDescriptor } from './connection.ts';
 
 /** Descriptions and server instructions are cut here (characters). */
 export const maxDescriptionLength = 2_048;
@@ -45,6 +46,20 @@ function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4);
 }
 
+/** Moves the pending text lines into one wrapped text part (no per-call closure on the hot path). */
+function flushText(server: string, text: string[], parts: Array<TextBlock | ImageBlock>): void {
+  if (text.length > 0) parts.push({ type: 'text', text: wrapUntrusted(server, text.join('\n')) });
+  text.length = 0;
+}
+
+/** Forwards a server's progress for one call as the tool's progress events. */
+function forwardProgress(
+  onProgress: (progress: ToolProgress<McpProgress>) => void,
+  toolUseId: string,
+): (data: McpCallProgress) => void {
+  return (data) => onProgress({ toolUseId, data: { type: 'mcp_progress', ...data } });
+}
+
 /**
  * A `tools/call` result as tool_result content: text; images inline (other image types and audio
  * as a note); embedded text resources with their URI; blobs and resource links as a line each;
@@ -53,10 +68,6 @@ function base64Bytes(data: string): number {
 export function mapCallToolResult(server: string, result: CallToolResult): Array<TextBlock | ImageBlock> {
   const parts: Array<TextBlock | ImageBlock> = [];
   const text: string[] = [];
-  const flush = () => {
-    if (text.length > 0) parts.push({ type: 'text', text: wrapUntrusted(server, text.join('\n')) });
-    text.length = 0;
-  };
   for (const item of result.content ?? []) {
     switch (item.type) {
       case 'text':
@@ -64,7 +75,7 @@ export function mapCallToolResult(server: string, result: CallToolResult): Array
         break;
       case 'image':
         if (imageTypes.has(item.mimeType)) {
-          flush();
+          flushText(server, text, parts);
           parts.push({
             type: 'image',
             source: { type: 'base64', mediaType: item.mimeType as ImageMediaType, data: item.data },
@@ -85,7 +96,7 @@ export function mapCallToolResult(server: string, result: CallToolResult): Array
         } else if ('blob' in resource && typeof resource.blob === 'string') {
           const mime = resource.mimeType ?? 'application/octet-stream';
           if (imageTypes.has(mime)) {
-            flush();
+            flushText(server, text, parts);
             parts.push({
               type: 'image',
               source: { type: 'base64', mediaType: mime as ImageMediaType, data: resource.blob },
@@ -110,7 +121,7 @@ export function mapCallToolResult(server: string, result: CallToolResult): Array
   if (result.structuredContent !== undefined && (result.content ?? []).length === 0) {
     text.push(JSON.stringify(result.structuredContent, null, 2));
   }
-  flush();
+  flushText(server, text, parts);
   return parts;
 }
 
@@ -203,7 +214,7 @@ export function createMcpTool(
         result = await connection.callTool(descriptor.name, input, {
           signal: context.run.abortController.signal,
           ...(options.toolTimeoutMs ? { timeoutMs: options.toolTimeoutMs } : {}),
-          onProgress: (data) => onProgress({ toolUseId, data: { type: 'mcp_progress', ...data } }),
+          onProgress: forwardProgress(onProgress, toolUseId),
         });
       } catch (error) {
         if (context.run.abortController.signal.aborted) throw error;

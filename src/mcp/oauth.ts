@@ -210,6 +210,23 @@ export class FileOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** Where an interactive login stands, for the terminal. */
+export type McpLoginProgress =
+  /** The authorization URL is out; efferent waits for the browser on this loopback callback. */
+  | { stage: 'waiting'; callbackUrl: string; timeoutMs: number }
+  /** The browser came back with a code; efferent exchanges it for tokens. */
+  | { stage: 'exchanging' }
+  /** A stored refresh token still worked: no browser was needed. */
+  | { stage: 'refreshed' };
+
+/** Raised when the caller's signal ends a login (Ctrl-C); nothing half-done is kept. */
+export class McpLoginCancelledError extends Error {
+  constructor() {
+    super('the login was cancelled');
+    this.name = 'McpLoginCancelledError';
+  }
+}
+
 /** Options for {@link loginToMcpServer}. */
 export interface McpLoginOptions {
   serverName: string;
@@ -217,10 +234,13 @@ export interface McpLoginOptions {
   storeDir: string;
   /** Told the URL to open (printed by the CLI). */
   onAuthorizationUrl: (url: URL) => void;
+  /** Told how the login goes: waiting for the browser, exchanging the code, or refreshed. */
+  onProgress?: (progress: McpLoginProgress) => void;
   /** Also open the URL with the desktop's opener (`xdg-open`, `open`). */
   openBrowser?: boolean;
   /** How long to wait for the browser to come back; default 5 minutes. */
   timeoutMs?: number;
+  /** Ends the wait (Ctrl-C): the login rejects with {@link McpLoginCancelledError}. */
   signal?: AbortSignal;
   /** The SDK's fetch for discovery, registration and token requests (tests). */
   fetchFn?: typeof fetch;
@@ -247,11 +267,83 @@ function openInBrowser(url: URL): void {
 const callbackPage = (text: string) =>
   `<!doctype html><meta charset="utf-8"><title>efferent</title><p>${text}</p>`;
 
+/** What the loopback callback received: a code, or why there is none. */
+type CallbackOutcome = { code: string } | { error: Error };
+
+/**
+ * Answers the browser's redirect to `/callback` on the login's loopback server, checking `state`.
+ * Resolves with the first callback's outcome; other paths get 404.
+ */
+function awaitCallback(
+  server: Server,
+  port: number,
+  expectedState: () => string | undefined,
+): Promise<CallbackOutcome> {
+  return new Promise((resolve) => {
+    server.on('request', (request, response) => {
+      const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+      if (url.pathname !== '/callback') {
+        response.writeHead(404).end();
+        return;
+      }
+      const error = url.searchParams.get('error');
+      const value = url.searchParams.get('code');
+      const stateOk = url.searchParams.get('state') === expectedState();
+      const ok = !error && value && stateOk;
+      response.writeHead(ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        callbackPage(
+          ok
+            ? 'efferent is authorized. You can close this window.'
+            : 'efferent was not authorized. You can close this window.',
+        ),
+      );
+      if (ok) return resolve({ code: value });
+      const description = url.searchParams.get('error_description');
+      resolve({
+        error: new Error(
+          error
+            ? `the server refused the authorization (${error}${description ? `: ${description}` : ''})`
+            : 'the authorization response had no code or a wrong state; run the login again',
+        ),
+      });
+    });
+  });
+}
+
+/** Rejects when the signal aborts or the time runs out; `stop` clears both. */
+function waitLimit(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): { ended: Promise<never>; stop: () => void } {
+  let stop = () => {};
+  const ended = new Promise<never>((_resolve, reject) => {
+    const onAbort = () => reject(new McpLoginCancelledError());
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(`no authorization arrived within ${Math.round(timeoutMs / 1000)} s; run the login again`),
+        ),
+      timeoutMs,
+    );
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stop = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+  });
+  ended.catch(() => {});
+  return { ended, stop };
+}
+
 /**
  * Authorizes efferent with an OAuth-protected MCP server: discovery, dynamic client registration
  * and PKCE through the SDK's `auth()`, the authorization code received on a loopback redirect
  * (127.0.0.1, the port of the stored registration when free, else a random one). Resolves once
- * tokens are stored; refreshes instead when a refresh token still works.
+ * tokens are stored; refreshes instead when a refresh token still works. A cancelled or failed wait
+ * drops the PKCE verifier it stored and leaves any earlier tokens as they were; every write is
+ * atomic, so no token file is ever half written.
  */
 export async function loginToMcpServer(options: McpLoginOptions): Promise<void> {
   const server = createServer();
@@ -259,9 +351,10 @@ export async function loginToMcpServer(options: McpLoginOptions): Promise<void> 
   const previous = await probe.registeredRedirectUrl();
   const previousPort = previous?.startsWith('http://127.0.0.1:') ? Number(new URL(previous).port) : 0;
   const port = await listen(server, previousPort).catch(() => listen(server, 0));
+  const callbackUrl = `http://127.0.0.1:${port}/callback`;
   const provider = new FileOAuthProvider({
     ...options,
-    redirectUrl: `http://127.0.0.1:${port}/callback`,
+    redirectUrl: callbackUrl,
     onAuthorizationUrl: (url) => {
       options.onAuthorizationUrl(url);
       if (options.openBrowser) openInBrowser(url);
@@ -271,55 +364,31 @@ export async function loginToMcpServer(options: McpLoginOptions): Promise<void> 
     serverUrl: options.serverUrl,
     ...(options.fetchFn ? { fetchFn: options.fetchFn } : {}),
   };
+  const timeoutMs = options.timeoutMs ?? 300_000;
+  const limit = waitLimit(timeoutMs, options.signal);
+  const callback = awaitCallback(server, port, () => provider.expectedState);
+  let waiting = false;
   try {
-    const code = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `no authorization arrived within ${Math.round((options.timeoutMs ?? 300_000) / 1000)} s; run the login again`,
-            ),
-          ),
-        options.timeoutMs ?? 300_000,
-      );
-      options.signal?.addEventListener('abort', () => reject(new Error('the login was cancelled')), {
-        once: true,
-      });
-      server.on('request', (request, response) => {
-        const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
-        if (url.pathname !== '/callback') {
-          response.writeHead(404).end();
-          return;
-        }
-        const error = url.searchParams.get('error');
-        const value = url.searchParams.get('code');
-        const stateOk = url.searchParams.get('state') === provider.expectedState;
-        response.writeHead(error || !value || !stateOk ? 400 : 200, {
-          'content-type': 'text/html; charset=utf-8',
-        });
-        if (error || !value || !stateOk) {
-          response.end(callbackPage('efferent was not authorized. You can close this window.'));
-          clearTimeout(timer);
-          reject(
-            new Error(
-              error
-                ? `the server refused the authorization (${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''})`
-                : 'the authorization response had no code or a wrong state; run the login again',
-            ),
-          );
-          return;
-        }
-        response.end(callbackPage('efferent is authorized. You can close this window.'));
-        clearTimeout(timer);
-        resolve(value);
-      });
-    });
-    code.catch(() => {});
-    if ((await auth(provider, authOptions)) === 'AUTHORIZED') return;
-    const authorizationCode = await code;
-    const result = await auth(provider, { ...authOptions, authorizationCode });
+    const first = await Promise.race([auth(provider, authOptions), limit.ended]);
+    if (first === 'AUTHORIZED') {
+      options.onProgress?.({ stage: 'refreshed' });
+      return;
+    }
+    waiting = true;
+    options.onProgress?.({ stage: 'waiting', callbackUrl, timeoutMs });
+    const outcome = await Promise.race([callback, limit.ended]);
+    if ('error' in outcome) throw outcome.error;
+    waiting = false;
+    limit.stop();
+    options.onProgress?.({ stage: 'exchanging' });
+    const result = await auth(provider, { ...authOptions, authorizationCode: outcome.code });
     if (result !== 'AUTHORIZED') throw new Error('the server did not issue tokens; run the login again');
+  } catch (error) {
+    // The verifier belongs to an authorization that will never complete.
+    if (waiting) await provider.invalidateCredentials('verifier').catch(() => {});
+    throw error;
   } finally {
+    limit.stop();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

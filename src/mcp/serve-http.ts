@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createEfferentMcpServer, type ServeOptions } from './serve.ts';
@@ -20,9 +21,12 @@ export interface ServeHttpOptions extends ServeOptions {
 
 /** A running HTTP server. */
 export interface RunningHttpServer {
+  /** The streamable HTTP endpoint (`/mcp`). */
   url: string;
+  /** The legacy HTTP+SSE endpoint (2024-11-05 transport): GET it for the stream, POST to the `endpoint` it names. */
+  sseUrl: string;
   token: string;
-  /** Open MCP sessions (each with its own efferent session). */
+  /** Open MCP sessions over either transport (each with its own efferent session). */
   sessions: () => number;
   close(): Promise<void>;
 }
@@ -50,11 +54,43 @@ async function readBody(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise<
   return text === '' ? undefined : JSON.parse(text);
 }
 
+/** One MCP session over the legacy HTTP+SSE transport: its stream and its efferent session. */
+interface SseSession {
+  transport: SSEServerTransport;
+  close: () => Promise<void>;
+}
+
 /**
- * `efferent mcp serve --http`: streamable HTTP on 127.0.0.1 only. Every request needs the bearer
- * token; the Host header must name the loopback address and an Origin header, when sent, must be a
- * loopback origin (DNS-rebinding protection). Each MCP session gets its own efferent session,
- * disposed when the client deletes the session or the server closes.
+ * `GET /sse`: opens a legacy HTTP+SSE session (protocol 2024-11-05). The SDK's transport sends the
+ * `endpoint` event naming `/messages?sessionId=…`; the session lives as long as the stream.
+ */
+async function openSseSession(
+  options: ServeOptions,
+  res: ServerResponse,
+  sessions: Map<string, SseSession>,
+): Promise<void> {
+  const served = createEfferentMcpServer(options);
+  const transport = new SSEServerTransport('/messages', res);
+  let ended = false;
+  // The stream closing, the client going away and server.close() all land here; closing the
+  // efferent server closes the transport again, so the guard keeps this to one pass.
+  transport.onclose = () => {
+    if (ended) return;
+    ended = true;
+    sessions.delete(transport.sessionId);
+    void served.close();
+  };
+  sessions.set(transport.sessionId, { transport, close: served.close });
+  await served.server.connect(transport);
+}
+
+/**
+ * `efferent mcp serve --http`: streamable HTTP (`/mcp`) and, for clients that still speak the
+ * 2024-11-05 transport, HTTP+SSE (`GET /sse`, `POST /messages?sessionId=…`) on one port of 127.0.0.1.
+ * Every request to either needs the bearer token; the Host header must name the loopback address
+ * and an Origin header, when sent, must be a loopback origin (DNS-rebinding protection). Each MCP
+ * session gets its own efferent session, disposed when the client deletes the session (streamable
+ * HTTP), closes its stream (SSE), or the server closes.
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<RunningHttpServer> {
   const token = options.token ?? randomBytes(24).toString('base64url');
@@ -62,23 +98,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<RunningHttpS
     string,
     { transport: StreamableHTTPServerTransport; close: () => Promise<void> }
   >();
+  const sseSessions = new Map<string, SseSession>();
   let port = options.port;
   const loopbackHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const host = req.headers.host ?? '';
-    if (!loopbackHosts().includes(host)) return reply(res, 403, `Host ${host || '(none)'} is not allowed.`);
-    const origin = req.headers.origin;
-    if (origin !== undefined && !loopbackHosts().some((allowed) => origin === `http://${allowed}`)) {
-      return reply(res, 403, `Origin ${origin} is not allowed.`);
-    }
-    const auth = req.headers.authorization ?? '';
-    if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7), token)) {
-      res.setHeader('www-authenticate', 'Bearer');
-      return reply(res, 401, 'A valid bearer token is required (Authorization: Bearer TOKEN).');
-    }
-    const url = new URL(req.url ?? '/', `http://${host}`);
-    if (url.pathname !== '/mcp') return reply(res, 404, 'The MCP endpoint is /mcp.');
+  const handleStreamable = async (req: IncomingMessage, res: ServerResponse) => {
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (req.method === 'POST') {
@@ -113,6 +137,47 @@ export async function serveHttp(options: ServeHttpOptions): Promise<RunningHttpS
     return existing.transport.handleRequest(req, res);
   };
 
+  const handleSseMessage = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    if (req.method !== 'POST')
+      return reply(res, 405, 'POST JSON-RPC messages to /messages?sessionId=ID (GET /sse gives the ID).');
+    const session = sseSessions.get(url.searchParams.get('sessionId') ?? '');
+    if (!session) return reply(res, 404, 'Unknown or expired SSE session; open a new stream with GET /sse.');
+    let body: unknown;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      return reply(res, 400, `The request body is not valid JSON (${(error as Error).message}).`);
+    }
+    return session.transport.handlePostMessage(req, res, body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const host = req.headers.host ?? '';
+    if (!loopbackHosts().includes(host)) return reply(res, 403, `Host ${host || '(none)'} is not allowed.`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !loopbackHosts().some((allowed) => origin === `http://${allowed}`)) {
+      return reply(res, 403, `Origin ${origin} is not allowed.`);
+    }
+    const auth = req.headers.authorization ?? '';
+    if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7), token)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return reply(res, 401, 'A valid bearer token is required (Authorization: Bearer TOKEN).');
+    }
+    const url = new URL(req.url ?? '/', `http://${host}`);
+    if (url.pathname === '/mcp') return handleStreamable(req, res);
+    if (url.pathname === '/messages') return handleSseMessage(req, res, url);
+    if (url.pathname === '/sse') {
+      if (req.method !== 'GET')
+        return reply(res, 405, 'Open the SSE stream with GET /sse; send messages to the endpoint it names.');
+      return openSseSession(options, res, sseSessions);
+    }
+    return reply(
+      res,
+      404,
+      'The MCP endpoint is /mcp (streamable HTTP); clients of the older HTTP+SSE transport use /sse.',
+    );
+  };
+
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) reply(res, 500, `efferent failed: ${(error as Error).message}`);
@@ -125,11 +190,14 @@ export async function serveHttp(options: ServeHttpOptions): Promise<RunningHttpS
   port = (http.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    sseUrl: `http://127.0.0.1:${port}/sse`,
     token,
-    sessions: () => sessions.size,
+    sessions: () => sessions.size + sseSessions.size,
     async close() {
-      await Promise.allSettled([...sessions.values()].map((entry) => entry.close()));
+      const open = [...sessions.values(), ...sseSessions.values()];
+      await Promise.allSettled(open.map((entry) => entry.close()));
       sessions.clear();
+      sseSessions.clear();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

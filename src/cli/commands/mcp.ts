@@ -4,7 +4,12 @@ import { isWorkspaceTrusted, modelessPromptHookNotices } from '../../agent/index
 import { EfferentError, type PermissionMode } from '../../core/index.ts';
 import { type ConfiguredMcpServer, loadMcpConfiguration } from '../../mcp/config.ts';
 import type { McpManager, ServeOptions } from '../../mcp/index.ts';
-import { mcpConfigOptions, mcpOAuthStoreDir, openSession } from '../terminal/mcp-session.ts';
+import {
+  loginProgressLine,
+  mcpConfigOptions,
+  mcpOAuthStoreDir,
+  openSession,
+} from '../terminal/mcp-session.ts';
 import {
   addSessionFlags,
   reportSettingsNotices,
@@ -150,22 +155,45 @@ export function registerMcpCommand(program: Command): void {
       );
     if (server.status === 'blocked')
       throw new EfferentError('usage', `MCP server "${name}" is blocked: ${server.blockedBy}.`);
-    const { loginToMcpServer } = await import('../../mcp/index.ts');
+    const { loginToMcpServer, McpLoginCancelledError } = await import('../../mcp/index.ts');
     const storeDir = mcpOAuthStoreDir(process.env, home);
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    // Ctrl-C (or SIGTERM) while waiting for the browser ends the login cleanly: the loopback
+    // server closes, the unused PKCE verifier is dropped, earlier tokens stay as they were.
+    const cancel = new AbortController();
+    const onSignal = () => cancel.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     try {
       await loginToMcpServer({
         serverName: name,
         serverUrl: server.config.url,
         storeDir,
+        signal: cancel.signal,
         ...(flags.open ? { openBrowser: true } : {}),
-        onAuthorizationUrl: (url) =>
-          process.stderr.write(`Open this URL to authorize efferent with "${name}":\n  ${url.href}\n`),
+        onAuthorizationUrl: (url) => {
+          say(`Open this URL to authorize efferent with "${name}":\n  ${url.href}`);
+          if (flags.open) say('Opening it in your browser.');
+        },
+        onProgress: (progress) => say(loginProgressLine(progress)),
       });
     } catch (error) {
+      if (error instanceof McpLoginCancelledError) {
+        // A terminal echoed ^C without a newline: start the message on a line of its own.
+        if (process.stderr.isTTY) process.stderr.write('\n');
+        say(
+          `Login to "${name}" cancelled; no new tokens were stored. Run \`efferent mcp login ${name}\` to try again.`,
+        );
+        process.exitCode = 130;
+        return;
+      }
       throw new EfferentError(
         'usage',
         `Could not authorize efferent with MCP server "${name}": ${error instanceof Error ? error.message : String(error)}.`,
       );
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     }
     process.stdout.write(`Authorized with MCP server "${name}"; tokens are stored in ${storeDir}.\n`);
   });
@@ -175,7 +203,10 @@ export function registerMcpCommand(program: Command): void {
       .command('serve')
       .description("Serve efferent's tools to an MCP client: stdio by default, --http for streamable HTTP.")
       .option('--tools <names>', 'serve only these tools, comma-separated (e.g. Read,Grep,Glob)')
-      .option('--http', 'serve streamable HTTP on 127.0.0.1 instead of stdio')
+      .option(
+        '--http',
+        'serve streamable HTTP (/mcp) and legacy HTTP+SSE (/sse) on 127.0.0.1 instead of stdio',
+      )
       .option('--port <n>', 'HTTP port (0 picks a free one)', '0')
       .option('--token <token>', 'HTTP bearer token (default: a random one, printed at start)'),
     '--mode',
@@ -211,7 +242,9 @@ export function registerMcpCommand(program: Command): void {
         port,
         ...(flags.token ? { token: flags.token } : {}),
       });
-      process.stderr.write(`efferent MCP server on ${running.url}\nbearer token: ${running.token}\n`);
+      process.stderr.write(
+        `efferent MCP server on ${running.url} (legacy HTTP+SSE clients: ${running.sseUrl})\nbearer token: ${running.token}\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);

@@ -11,7 +11,12 @@ import {
 // The configuration loader is cheap; the SDK-backed parts load only when a server is configured, so
 // commands without MCP servers start as fast as before.
 import { type LoadMcpConfigOptions, loadMcpConfiguration } from '../../mcp/config.ts';
-import type { McpElicitationHandler, McpManager, McpManagerOptions } from '../../mcp/index.ts';
+import type {
+  McpElicitationHandler,
+  McpLoginProgress,
+  McpManager,
+  McpManagerOptions,
+} from '../../mcp/index.ts';
 import { managedSettingsPathFrom } from '../../permissions/index.ts';
 import { efferentConfigDir } from './transcript.ts';
 import { terminalText } from './terminal-text.ts';
@@ -93,6 +98,14 @@ export async function loadMcpFor(
   return { manager: new McpManager(enabled, managerOptions), trusted };
 }
 
+/** The terminal's line for each step of an interactive MCP login. */
+export function loginProgressLine(progress: McpLoginProgress): string {
+  if (progress.stage === 'waiting')
+    return `Waiting for the browser to come back to ${progress.callbackUrl} (Ctrl-C cancels; gives up after ${Math.round(progress.timeoutMs / 60_000)} min)...`;
+  if (progress.stage === 'exchanging') return 'Authorization received; requesting tokens...';
+  return 'The stored refresh token still works; no browser needed.';
+}
+
 /**
  * Opens a session with the configured MCP servers: they start in parallel, failures are reported
  * (the session still opens), their tools join the pool after the built-ins, and `session.dispose()`
@@ -122,6 +135,7 @@ export async function openSession(
         storeDir: mcpOAuthStoreDir(options.env ?? process.env, options.home ?? homedir()),
         onAuthorizationUrl: (url) =>
           authorizeOn.write(`Open this URL to authorize efferent:\n  ${url.href}\n`),
+        onProgress: (progress) => authorizeOn.write(`${loginProgressLine(progress)}\n`),
       });
     });
   }
