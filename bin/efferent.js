@@ -12,6 +12,9 @@ import { buildState } from './build-state.js';
 // ends (about a CPU-second: a `check Bash` took seconds to return). A command's few parses do not
 // need optimised code. Set before any module is compiled; it changes nothing else.
 setFlagsFromString('--liftoff-only');
+// And each grammar function compiled when first called, not all at instantiation: a command's parses
+// run a small part of the grammar's code.
+setFlagsFromString('--wasm-lazy-compilation');
 
 const { bundle, sources, current } = buildState(join(dirname(fileURLToPath(import.meta.url)), '..'));
 if (current) {

@@ -9,6 +9,24 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// zod's messages in every language (about 60 locale files, a third of zod's bundled size) would be
+// parsed at every start; efferent only ever uses the English ones, which zod installs by default.
+// In both bundles, zod's `locales` namespace holds English alone.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(args.resolveDir, '..', 'locales', 'en.js'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 const cliDirectory = join(root, 'dist', 'cli');
 // Chunks of an earlier build (their names carry a content hash) would pile up.
 mkdirSync(cliDirectory, { recursive: true });
@@ -27,6 +45,7 @@ await build({
   format: 'esm',
   target: 'node20',
   logLevel: 'warning',
+  plugins: [zodEnglishOnly],
   external: [
     'sharp',
     'web-tree-sitter',
@@ -69,7 +88,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  plugins: [otherPackagesExternal],
+  plugins: [zodEnglishOnly, otherPackagesExternal],
   logLevel: 'warning',
 });
 
