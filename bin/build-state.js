@@ -3,10 +3,14 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The newest modification time under a directory (the source tree: a few hundred files). */
+/**
+ * The newest modification time under a directory (the source tree: a few hundred files). Test files
+ * are not part of the bundle, so they are not stat'ed: a quarter fewer stats at every start.
+ */
 function newestChange(directory) {
   let newest = statSync(directory).mtimeMs;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    if (entry.name.endsWith('.test.ts')) continue;
     const path = join(directory, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestChange(path) : statSync(path).mtimeMs);
   }

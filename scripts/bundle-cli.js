@@ -63,14 +63,16 @@ await build({
 
 // The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
 // modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
-// with efferent. Every package stays external but zod, which is bundled: as a package it is about a
-// hundred modules to resolve and load at import, most of the import's time. zod keeps its registry of
+// with efferent. Every package stays external but zod, picomatch, ignore and lru-cache, which are
+// bundled: zod as a package is about a hundred modules to resolve and load at import, most of the
+// import's time; picomatch and ignore are CommonJS, which Node scans for export names before an ES
+// module may import them (tens of milliseconds); all four are small pure JavaScript. zod keeps its registry of
 // descriptions on globalThis and checks instances by brand, so a caller's own zod schemas work with it.
 // Types come from tsc's declarations in dist/ (which name the zod package, still a dependency).
-const bundledPackages = new Set(['zod']);
+const bundledPackages = new Set(['zod', 'picomatch', 'ignore', 'lru-cache']);
 rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
 const otherPackagesExternal = {
-  name: 'packages-external-but-zod',
+  name: 'packages-external-but-bundled-ones',
   setup(builder) {
     builder.onResolve({ filter: /^[^./]/ }, (args) =>
       bundledPackages.has(args.path.split('/')[0]) ? undefined : { path: args.path, external: true },
