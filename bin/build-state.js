@@ -19,7 +19,7 @@ function newestChange(directory) {
 
 /** The package's CLI bundle, and whether it is current (built, with no source changed after it). */
 export function buildState(root) {
-  const bundle = join(root, 'dist', 'cli', 'bundle.js');
+  const bundle = join(root, 'dist', 'cli', 'bundle.cjs');
   const sources = join(root, 'src');
   const current =
     existsSync(bundle) && (!existsSync(sources) || newestChange(sources) <= statSync(bundle).mtimeMs);

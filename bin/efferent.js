@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the built CLI (dist/cli/bundle.js, made by `npm run build`, which `npm ci` runs in a clone
+// Runs the built CLI (dist/cli/bundle.cjs, with a V8 code cache; made by `npm run build`, which `npm ci` runs in a clone
 // through the `prepare` script). In a clone whose sources changed after the last build, the
 // TypeScript sources run through tsx instead (a development dependency), so a stale build is never used.
 import { dirname, join } from 'node:path';
@@ -18,7 +18,8 @@ setFlagsFromString('--wasm-lazy-compilation');
 
 const { bundle, sources, current } = buildState(join(dirname(fileURLToPath(import.meta.url)), '..'));
 if (current) {
-  await import(pathToFileURL(bundle).href);
+  const { runBundle } = await import('./run-bundle.js');
+  runBundle(bundle);
 } else {
   const { register } = await import('tsx/esm/api');
   register();

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Bundles the CLI (dist/cli/bundle.js, plus dist/cli/lazy-*.js chunks for what commands load on use):
-// starting a command then reads two modules instead of several hundred, which is most of a short
+// Bundles the CLI (dist/cli/bundle.cjs, one script that bin/efferent.js runs with a V8 code cache):
+// starting a command then reads one file instead of several hundred modules, which is most of a short
 // command's time. Packages with native code, WebAssembly located at run time, or that are loaded only
 // on use stay external.
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -28,24 +29,34 @@ const zodEnglishOnly = {
   },
 };
 const cliDirectory = join(root, 'dist', 'cli');
-// Chunks of an earlier build (their names carry a content hash) would pile up.
+// Files of earlier builds: the ES-module bundle and its chunks the CLI was once split into.
 mkdirSync(cliDirectory, { recursive: true });
 for (const name of readdirSync(cliDirectory))
-  if (name.startsWith('lazy-')) rmSync(join(cliDirectory, name), { force: true });
-await build({
-  entryPoints: { bundle: join(root, 'src', 'cli', 'main.ts') },
-  outdir: cliDirectory,
-  // What the sources import with `await import()` (MCP, providers, the REPL, ...) becomes a chunk of
-  // its own, read only when a command needs it; so do the packages those chunks import: a package
-  // imported anywhere in one file would otherwise be loaded at every start.
-  splitting: true,
-  chunkNames: 'lazy-[hash]',
+  if (name.startsWith('lazy-') || name === 'bundle.js' || name.startsWith('bundle.cjs'))
+    rmSync(join(cliDirectory, name), { force: true });
+// One CommonJS script, which bin/efferent.js compiles through `vm.Script` with a V8 code cache (Node 20
+// has no compile cache for ES modules): a start then deserialises the code it ran before instead of
+// parsing the bundle. Code only reached through `await import()` (MCP, providers, the REPL) stays
+// inside functions and is compiled only if a command calls it. `import.meta.url` becomes the bundle's
+// own URL, and external packages loaded on use keep going through the host's `import()` (a script
+// compiled from cached data cannot call `import()` itself): bin/efferent.js passes that in.
+const built = await build({
+  stdin: {
+    contents: "import { main } from './program.ts';\nvoid main();\n",
+    resolveDir: join(root, 'src', 'cli'),
+    sourcefile: 'cli-entry.ts',
+    loader: 'ts',
+  },
+  outfile: join(cliDirectory, 'bundle.cjs'),
+  write: false,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
   plugins: [zodEnglishOnly],
+  define: { 'import.meta.url': 'efferentBundleUrl' },
+  banner: { js: "var efferentBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   external: [
     'sharp',
     'web-tree-sitter',
@@ -57,9 +68,17 @@ await build({
     '@anthropic-ai/sdk',
     '@modelcontextprotocol/sdk',
   ],
-  // Bundled CommonJS dependencies call require(); an ES module has none of its own.
-  banner: { js: "import { createRequire as efferentCreateRequire } from 'node:module';\nconst require = efferentCreateRequire(import.meta.url);" },
 });
+let cliSource = (built.outputFiles[0]?.text ?? '').replace(
+  /\bimport\(("[^"\n]+")\)/g,
+  (_, specifier) => `efferentImport(${specifier})`,
+);
+if (/\bimport\(/.test(cliSource.replace(/\/\/.*$/gm, '')))
+  throw new Error('The CLI bundle calls import() with something other than a package name; bin/efferent.js cannot pass that through.');
+// The first line names the build, so a code cache made for another build is never used with this one.
+const buildHash = createHash('sha256').update(cliSource).digest('hex').slice(0, 24);
+cliSource = `// efferent-cli ${buildHash}\n${cliSource}`;
+writeFileSync(join(cliDirectory, 'bundle.cjs'), cliSource);
 
 // The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
 // modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
