@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { utimesSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NewestFirst, newestFirst } from './newest-first.ts';
@@ -80,5 +82,27 @@ describe('NewestFirst with stat threads', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('stat threads', () => {
+  it('never keep a process alive: a script that used them ends on its own', async () => {
+    await writeFile(join(root, 'old'), '');
+    await utimes(join(root, 'old'), 1_000, 1_000);
+    await writeFile(join(root, 'new'), '');
+    const module = pathToFileURL(resolve(import.meta.dirname, 'newest-first.ts')).href;
+    const script = `import { NewestFirst } from ${JSON.stringify(module)};
+const order = new NewestFirst(${JSON.stringify(root)});
+for (const name of ['old', 'new']) order.enqueue(name);
+await order.settled();
+console.log(order.ordered().join(','));`;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../../..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.signal, 'the process had to be killed').toBeNull();
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('new,old');
   });
 });
