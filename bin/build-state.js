@@ -3,10 +3,14 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The newest modification time under a directory (the source tree: a few hundred files). */
+/**
+ * The newest modification time under a directory (the source tree: a few hundred files). Test files
+ * are not part of the bundle, so they are not stat'ed: a quarter fewer stats at every start.
+ */
 function newestChange(directory) {
   let newest = statSync(directory).mtimeMs;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    if (entry.name.endsWith('.test.ts')) continue;
     const path = join(directory, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestChange(path) : statSync(path).mtimeMs);
   }
@@ -15,7 +19,7 @@ function newestChange(directory) {
 
 /** The package's CLI bundle, and whether it is current (built, with no source changed after it). */
 export function buildState(root) {
-  const bundle = join(root, 'dist', 'cli', 'bundle.js');
+  const bundle = join(root, 'dist', 'cli', 'bundle.cjs');
   const sources = join(root, 'src');
   const current =
     existsSync(bundle) && (!existsSync(sources) || newestChange(sources) <= statSync(bundle).mtimeMs);

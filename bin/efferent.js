@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the built CLI (dist/cli/bundle.js, made by `npm run build`, which `npm ci` runs in a clone
+// Runs the built CLI (dist/cli/bundle.cjs, with a V8 code cache; made by `npm run build`, which `npm ci` runs in a clone
 // through the `prepare` script). In a clone whose sources changed after the last build, the
 // TypeScript sources run through tsx instead (a development dependency), so a stale build is never used.
 import { dirname, join } from 'node:path';
@@ -12,10 +12,14 @@ import { buildState } from './build-state.js';
 // ends (about a CPU-second: a `check Bash` took seconds to return). A command's few parses do not
 // need optimised code. Set before any module is compiled; it changes nothing else.
 setFlagsFromString('--liftoff-only');
+// And each grammar function compiled when first called, not all at instantiation: a command's parses
+// run a small part of the grammar's code.
+setFlagsFromString('--wasm-lazy-compilation');
 
 const { bundle, sources, current } = buildState(join(dirname(fileURLToPath(import.meta.url)), '..'));
 if (current) {
-  await import(pathToFileURL(bundle).href);
+  const { runBundle } = await import('./run-bundle.js');
+  runBundle(bundle);
 } else {
   const { register } = await import('tsx/esm/api');
   register();

@@ -1,32 +1,62 @@
 #!/usr/bin/env node
-// Bundles the CLI (dist/cli/bundle.js, plus dist/cli/lazy-*.js chunks for what commands load on use):
-// starting a command then reads two modules instead of several hundred, which is most of a short
+// Bundles the CLI (dist/cli/bundle.cjs, one script that bin/efferent.js runs with a V8 code cache):
+// starting a command then reads one file instead of several hundred modules, which is most of a short
 // command's time. Packages with native code, WebAssembly located at run time, or that are loaded only
 // on use stay external.
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// zod's messages in every language (about 60 locale files, a third of zod's bundled size) would be
+// parsed at every start; efferent only ever uses the English ones, which zod installs by default.
+// In both bundles, zod's `locales` namespace holds English alone.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(args.resolveDir, '..', 'locales', 'en.js'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 const cliDirectory = join(root, 'dist', 'cli');
-// Chunks of an earlier build (their names carry a content hash) would pile up.
+// Files of earlier builds: the ES-module bundle and its chunks the CLI was once split into.
 mkdirSync(cliDirectory, { recursive: true });
 for (const name of readdirSync(cliDirectory))
-  if (name.startsWith('lazy-')) rmSync(join(cliDirectory, name), { force: true });
-await build({
-  entryPoints: { bundle: join(root, 'src', 'cli', 'main.ts') },
-  outdir: cliDirectory,
-  // What the sources import with `await import()` (MCP, providers, the REPL, ...) becomes a chunk of
-  // its own, read only when a command needs it; so do the packages those chunks import: a package
-  // imported anywhere in one file would otherwise be loaded at every start.
-  splitting: true,
-  chunkNames: 'lazy-[hash]',
+  if (name.startsWith('lazy-') || name === 'bundle.js' || name.startsWith('bundle.cjs'))
+    rmSync(join(cliDirectory, name), { force: true });
+// One CommonJS script, which bin/efferent.js compiles through `vm.Script` with a V8 code cache (Node 20
+// has no compile cache for ES modules): a start then deserialises the code it ran before instead of
+// parsing the bundle. Code only reached through `await import()` (MCP, providers, the REPL) stays
+// inside functions and is compiled only if a command calls it. `import.meta.url` becomes the bundle's
+// own URL, and external packages loaded on use keep going through the host's `import()` (a script
+// compiled from cached data cannot call `import()` itself): bin/efferent.js passes that in.
+const built = await build({
+  stdin: {
+    contents: "import { main } from './program.ts';\nvoid main();\n",
+    resolveDir: join(root, 'src', 'cli'),
+    sourcefile: 'cli-entry.ts',
+    loader: 'ts',
+  },
+  outfile: join(cliDirectory, 'bundle.cjs'),
+  write: false,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
+  plugins: [zodEnglishOnly],
+  define: { 'import.meta.url': 'efferentBundleUrl' },
+  banner: { js: "var efferentBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   external: [
     'sharp',
     'web-tree-sitter',
@@ -38,20 +68,30 @@ await build({
     '@anthropic-ai/sdk',
     '@modelcontextprotocol/sdk',
   ],
-  // Bundled CommonJS dependencies call require(); an ES module has none of its own.
-  banner: { js: "import { createRequire as efferentCreateRequire } from 'node:module';\nconst require = efferentCreateRequire(import.meta.url);" },
 });
+let cliSource = (built.outputFiles[0]?.text ?? '').replace(
+  /\bimport\(("[^"\n]+")\)/g,
+  (_, specifier) => `efferentImport(${specifier})`,
+);
+if (/\bimport\(/.test(cliSource.replace(/\/\/.*$/gm, '')))
+  throw new Error('The CLI bundle calls import() with something other than a package name; bin/efferent.js cannot pass that through.');
+// The first line names the build, so a code cache made for another build is never used with this one.
+const buildHash = createHash('sha256').update(cliSource).digest('hex').slice(0, 24);
+cliSource = `// efferent-cli ${buildHash}\n${cliSource}`;
+writeFileSync(join(cliDirectory, 'bundle.cjs'), cliSource);
 
 // The library as two entry points over shared chunks (dist/bundle/): importing efferent reads a few
 // modules instead of several hundred, and efferent/testing shares its classes (EfferentError, …)
-// with efferent. Every package stays external but zod, which is bundled: as a package it is about a
-// hundred modules to resolve and load at import, most of the import's time. zod keeps its registry of
+// with efferent. Every package stays external but zod, picomatch, ignore and lru-cache, which are
+// bundled: zod as a package is about a hundred modules to resolve and load at import, most of the
+// import's time; picomatch and ignore are CommonJS, which Node scans for export names before an ES
+// module may import them (tens of milliseconds); all four are small pure JavaScript. zod keeps its registry of
 // descriptions on globalThis and checks instances by brand, so a caller's own zod schemas work with it.
 // Types come from tsc's declarations in dist/ (which name the zod package, still a dependency).
-const bundledPackages = new Set(['zod']);
+const bundledPackages = new Set(['zod', 'picomatch', 'ignore', 'lru-cache']);
 rmSync(join(root, 'dist', 'bundle'), { recursive: true, force: true });
 const otherPackagesExternal = {
-  name: 'packages-external-but-zod',
+  name: 'packages-external-but-bundled-ones',
   setup(builder) {
     builder.onResolve({ filter: /^[^./]/ }, (args) =>
       bundledPackages.has(args.path.split('/')[0]) ? undefined : { path: args.path, external: true },
@@ -69,7 +109,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  plugins: [otherPackagesExternal],
+  plugins: [zodEnglishOnly, otherPackagesExternal],
   logLevel: 'warning',
 });
 

@@ -124,8 +124,8 @@ async function listWithRipgrep(
     (line) => {
       const path = line.startsWith('./') ? line.slice(2) : line;
       if (!matches(path) || filter?.isHidden(join(root, path))) return true;
-      // Stat'ed now, while ripgrep is still walking, for the newest-first order.
-      order.add(path);
+      // Stat'ed now (on a stat thread), while ripgrep is still walking, for the newest-first order.
+      order.enqueue(path);
       found++;
       return true;
     },
@@ -157,7 +157,7 @@ async function listWithJs(
     excludeDirectories: excluded,
     signal: context.run.abortController.signal,
   })) {
-    if (matches(path) && !filter?.isHidden(join(root, path))) order.add(path);
+    if (matches(path) && !filter?.isHidden(join(root, path))) order.enqueue(path);
   }
 }
 
@@ -207,6 +207,7 @@ export function createGlobTool(options: GlobOptions = {}) {
           order,
         );
       }
+      await order.settled(context.run.abortController.signal);
       const found = order.ordered();
       const truncated = found.length > maxGlobResults;
       const filenames = found

@@ -204,7 +204,7 @@ async function search(
   const rg = await locateRipgrepForRun(context);
   const signal = context.run.abortController.signal;
   // Every order is global and the same for every source. A file list is ordered newest first before
-  // paging, each file stat'ed as ripgrep names it (only the newest offset + head_limit + 1 are held). Lines and counts come in path order: ripgrep searches in parallel
+  // paging, each file stat'ed (on a stat thread) as ripgrep names it (only the newest offset + head_limit + 1 are held). Lines and counts come in path order: ripgrep searches in parallel
   // (its --sort would make it single-threaded) and efferent orders the files, holding only those
   // that can still fall inside the page; the JS walker already visits files in path order.
   const newest =
@@ -220,7 +220,7 @@ async function search(
       : undefined;
   // Files the deny rules hide are dropped before they can take a place among the newest.
   const collect = newest
-    ? (path: string) => void (filter?.isHidden(path) || newest.add(path))
+    ? (path: string) => void (filter?.isHidden(path) || newest.enqueue(path))
     : (byPath?.add ?? consume);
   const exit =
     rg.source === 'js'
@@ -231,7 +231,10 @@ async function search(
           { cwd: context.run.cwd, env: context.run.env, signal },
           collect,
         );
-  if (newest) for (const path of newest.ordered()) if (consume(path) === false) break;
+  if (newest) {
+    await newest.settled(signal);
+    for (const path of newest.ordered()) if (consume(path) === false) break;
+  }
   byPath?.drain(consume, spec.mode === 'content' && (spec.before > 0 || spec.after > 0));
   // A glob or type filter that leaves no file to search is no match, not a failure (ripgrep warns
   // "No files were searched" and suggests --debug, which means nothing to the model).

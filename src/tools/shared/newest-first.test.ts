@@ -1,6 +1,10 @@
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { utimesSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NewestFirst, newestFirst } from './newest-first.ts';
 
@@ -37,5 +41,68 @@ describe('NewestFirst', () => {
     const all = await newestFirst(root, [...scrambled, 'missing']);
     expect(all).toEqual([...expected, 'missing']);
     expect(await newestFirst(root, [join(root, 'f001'), 'f000'], undefined, 1)).toHaveLength(1);
+  });
+});
+
+describe('NewestFirst with stat threads', () => {
+  it('gives exactly the global order by mtime (ties by path) for any times, batch sizes and limits', async () => {
+    // Files in several directories, whose listing order has nothing to do with their times; more than
+    // a page holds (2 × limit + 256), so the early dropping of older paths is exercised too.
+    const names = Array.from({ length: 400 }, (_, index) => `d${index % 7}/f${(index * 53) % 400}`);
+    for (let directory = 0; directory < 7; directory++) await mkdir(join(root, `d${directory}`));
+    await Promise.all(names.map((name) => writeFile(join(root, name), '')));
+    const epoch = Date.UTC(2026, 0, 1) / 1000;
+    await fc.assert(
+      fc.asyncProperty(
+        // Few distinct seconds, so many ties; a permutation of the names plus missing paths.
+        fc.array(fc.integer({ min: 0, max: 9 }), { minLength: names.length, maxLength: names.length }),
+        fc.shuffledSubarray([...names, 'gone', 'd0/gone'], { minLength: 1 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.option(fc.integer({ min: 1, max: 60 }), { nil: undefined }),
+        async (ages, listed, batchSize, limit) => {
+          names.forEach((name, index) => {
+            const time = epoch - (ages[index] as number);
+            utimesSync(join(root, name), time, time);
+          });
+          const ageOf = (name: string) => {
+            const index = names.indexOf(name);
+            return index === -1 ? Number.POSITIVE_INFINITY : (ages[index] as number);
+          };
+          const expected = [...listed]
+            .sort((a, b) => ageOf(a) - ageOf(b) || (a < b ? -1 : a > b ? 1 : 0))
+            .slice(0, limit ?? listed.length);
+          const threaded = new NewestFirst(root, limit, batchSize);
+          for (const name of listed) threaded.enqueue(name);
+          await threaded.settled();
+          expect(threaded.ordered()).toEqual(expected);
+          const inline = new NewestFirst(root, limit);
+          for (const name of listed) inline.add(name);
+          expect(inline.ordered()).toEqual(expected);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('stat threads', () => {
+  it('never keep a process alive: a script that used them ends on its own', async () => {
+    await writeFile(join(root, 'old'), '');
+    await utimes(join(root, 'old'), 1_000, 1_000);
+    await writeFile(join(root, 'new'), '');
+    const module = pathToFileURL(resolve(import.meta.dirname, 'newest-first.ts')).href;
+    const script = `import { NewestFirst } from ${JSON.stringify(module)};
+const order = new NewestFirst(${JSON.stringify(root)});
+for (const name of ['old', 'new']) order.enqueue(name);
+await order.settled();
+console.log(order.ordered().join(','));`;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../../..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.signal, 'the process had to be killed').toBeNull();
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('new,old');
   });
 });

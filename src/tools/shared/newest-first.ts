@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
+import { sharedStatPool } from './stat-pool.ts';
 
 /** A file's modification time; a file that vanished or can't be read counts as oldest. */
 function mtimeOf(path: string): number {
@@ -43,6 +44,8 @@ export class NewestFirst {
   constructor(
     root: string,
     private readonly limit = Number.POSITIVE_INFINITY,
+    /** Paths per batch sent to a stat thread by {@link enqueue}. */
+    private readonly batchSize = statBatch,
   ) {
     this.prefix = root.endsWith(sep) ? root : root + sep;
     this.holdAt = Number.isFinite(limit) ? 2 * limit + 256 : Number.POSITIVE_INFINITY;
@@ -50,14 +53,65 @@ export class NewestFirst {
 
   /** Stats `path` (relative to the root, or absolute) and keeps it if it can still be returned. */
   readonly add = (path: string): void => {
-    const time = mtimeOf(isAbsolute(path) ? path : this.prefix + path);
+    this.addTimed(path, mtimeOf(isAbsolute(path) ? path : this.prefix + path));
+  };
+
+  /**
+   * Like {@link add}, but the stat runs on a stat thread (in batches), so the caller can go on reading
+   * ripgrep's output; {@link settled} waits for the stats still running. Without stat threads, it is
+   * {@link add}.
+   */
+  readonly enqueue = (path: string): void => {
+    this.queued.push(path);
+    if (this.queued.length >= this.batchSize) this.sendQueued();
+  };
+
+  /** Waits until every path given to {@link enqueue} is stat'ed and placed. */
+  async settled(signal?: AbortSignal): Promise<void> {
+    this.sendQueued();
+    while (this.batches.length > 0) {
+      const batches = this.batches;
+      this.batches = [];
+      await Promise.all(batches);
+      signal?.throwIfAborted();
+    }
+  }
+
+  private queued: string[] = [];
+  private batches: Promise<void>[] = [];
+
+  private sendQueued(): void {
+    if (this.queued.length === 0) return;
+    const paths = this.queued;
+    this.queued = [];
+    const pool = sharedStatPool();
+    if (!pool) {
+      for (const path of paths) this.add(path);
+      return;
+    }
+    this.batches.push(
+      pool.mtimes(this.prefix, paths).then(
+        (times) => {
+          for (let index = 0; index < paths.length; index++)
+            this.addTimed(paths[index] as string, times[index] as number);
+        },
+        // A stat thread that failed: these paths are stat'ed here instead.
+        () => {
+          for (const path of paths) this.add(path);
+        },
+      ),
+    );
+  }
+
+  /** Keeps `path`, modified at `time`, if it can still be returned. */
+  private addTimed(path: string, time: number): void {
     if (time < this.floor) return;
     this.kept.push({ path, time });
     if (this.kept.length > this.holdAt) {
       this.kept = this.kept.sort(newerFirst).slice(0, this.limit);
       this.floor = (this.kept[this.kept.length - 1] as Stamped).time;
     }
-  };
+  }
 
   /** The paths added so far, newest first, at most `limit` of them. */
   ordered(): string[] {
@@ -68,6 +122,9 @@ export class NewestFirst {
     return paths;
   }
 }
+
+/** Paths per batch sent to a stat thread. */
+const statBatch = 1024;
 
 /** Paths stat'ed between two turns of the event loop. */
 const statChunk = 2_000;
