@@ -2,7 +2,7 @@
 // code V8 compiled for it, and later runs deserialise that instead of parsing and compiling the
 // bundle again. Node 20 has no compile cache of its own for ES modules, hence a CommonJS script run
 // through `vm.Script`.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,11 +46,21 @@ function writeCache(directories, name, data) {
       mkdirSync(directory, { recursive: true });
       writeFileSync(temporary, data);
       renameSync(temporary, join(directory, name));
+      removeOtherCaches(directory, name);
       return;
     } catch {
       rmSync(temporary, { force: true });
     }
   }
+}
+
+/** Caches of earlier builds (or other Node versions) in `directory`: one rebuild leaves one file. */
+function removeOtherCaches(directory, keep) {
+  try {
+    for (const entry of readdirSync(directory))
+      if (entry !== keep && entry.startsWith('bundle.cjs.') && entry.endsWith('.v8cache'))
+        rmSync(join(directory, entry), { force: true });
+  } catch {}
 }
 
 /** Runs `bundle` (a CommonJS script) as the main program, with its code cache. */
