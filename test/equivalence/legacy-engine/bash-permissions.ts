@@ -13,6 +13,7 @@ import { isInWorkspace, resolveInWorkspace } from './resolve/workspace.ts';
 import { compileShellPattern, matchesShellPattern } from './rules/shell-pattern.ts';
 import type { PermissionRule } from '../../../src/permissions/rules/rule-types.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from './resolve/verdict.ts';
+import { subcommandLabel } from '../../../src/permissions/decide/shell/command-text.ts';
 
 /** At most this many rules are suggested for one compound command. */
 export const maxSuggestedRules = 5;
@@ -78,7 +79,7 @@ function inspectGitBeforeAllow(
   const program = programOf(subcommand);
   if (program.slice(program.lastIndexOf('/') + 1) !== 'git' || context.mode === 'bypassPermissions')
     return verdict;
-  const label = `\`${subcommand.text.trim()}\``;
+  const label = subcommandLabel(subcommand);
   const inspect = context.workspace.inspectGit ?? inspectGitInvocation;
   let inspection: GitInspection;
   try {
@@ -204,7 +205,7 @@ export function evaluateShellCommand(command: string, cwd: string, context: Bash
       suggestions.push(...verdict.suggestions);
       continue;
     }
-    const label = `\`${subcommand.text.trim()}\``;
+    const label = subcommandLabel(subcommand);
     raise({
       behavior: 'ask',
       kind: 'default',

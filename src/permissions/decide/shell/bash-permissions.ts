@@ -6,6 +6,7 @@ import {
   suggestRule,
 } from './check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
+import { subcommandLabel } from './command-text.ts';
 import { errorMessage, type PreparedShellAnalysis } from '../../../core/index.ts';
 import { adoptPreparedAnalysis } from '../../../shell/index.ts';
 import { type GitInspection, inspectGitInvocation } from '../../git-config/inspect-git.ts';
@@ -123,7 +124,7 @@ function inspectGitBeforeAllow(
   const program = programOf(subcommand);
   if (program.slice(program.lastIndexOf('/') + 1) !== 'git' || context.mode === 'bypassPermissions')
     return verdict;
-  const label = `\`${subcommand.text.trim()}\``;
+  const label = subcommandLabel(subcommand);
   const inspect = context.workspace.inspectGit ?? inspectGitInvocation;
   let inspection: GitInspection;
   try {
@@ -226,7 +227,7 @@ function commandWideAsks(
 
 /** A subcommand nothing allowed or objected to: it asks, suggesting a rule for it. */
 function unallowedAsk(subcommand: AnalyzedSubcommandLike): AskVerdict {
-  const label = `\`${subcommand.text.trim()}\``;
+  const label = subcommandLabel(subcommand);
   return {
     behavior: 'ask',
     kind: 'default',

@@ -1,4 +1,4 @@
-import type { AnalyzedSubcommandLike } from './shell-contract.ts';
+import { type AnalyzedSubcommandLike, isDynamicWord } from './shell-contract.ts';
 
 /**
  * Spellings of one subcommand that shell rules are matched against. Allow rules see a single
@@ -97,4 +97,16 @@ function leadingOptionsDropped(argv: readonly string[]): string[][] {
     if (expansion) results.push([program, ...expansion, ...rest.slice(1)]);
   }
   return results;
+}
+
+/**
+ * The subcommand as messages quote it: its canonical text, or what was written when that text is
+ * empty (a bare assignment) or holds run-time placeholders.
+ */
+export function subcommandLabel(subcommand: AnalyzedSubcommandLike): string {
+  const text = subcommand.text.trim();
+  const written = subcommand.sourceText?.trim();
+  // Words only known at run time read as placeholders in the canonical text; quote what was written.
+  const shown = written && (text === '' || isDynamicWord(text)) ? written : text;
+  return `\`${shown}\``;
 }

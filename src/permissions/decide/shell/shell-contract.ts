@@ -70,6 +70,20 @@ export const runtimeValuePlaceholders: readonly string[] = [
   '__TRACKED_VAR__',
 ];
 
+const placeholderWords: Readonly<Record<string, string>> = {
+  __CMDSUB_OUTPUT__: "‹a command's output›",
+  __PROCSUB_PATH__: '‹a process substitution›',
+  __TRACKED_VAR__: "‹a variable's value›",
+};
+
+/** A word for messages: each run-time placeholder in words a person can read. */
+export function readableWord(word: string): string {
+  return word.replace(
+    /__(?:CMDSUB_OUTPUT|PROCSUB_PATH|TRACKED_VAR)__/g,
+    (marker) => placeholderWords[marker] ?? marker,
+  );
+}
+
 /** True when a word's value is not known before the command runs. */
 export function isDynamicWord(word: string): boolean {
   return (

@@ -3,6 +3,7 @@ import type { PermissionSuggestion } from '../../../core/index.ts';
 import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../../paths/protected-paths.ts';
 import { isInsideDirectory } from '../../paths/canonical-path.ts';
+import { subcommandLabel } from './command-text.ts';
 import { type AskVerdict, describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 import { isInWorkspace, resolveInWorkspace, type Workspace, workingDirectories } from '../workspace.ts';
 import type { PermissionRule } from '../../rules/rule-types.ts';
@@ -240,7 +241,7 @@ export function checkCriticalRemoval(
       );
     })();
     if (critical) {
-      return ask('safety', `\`${subcommand.text.trim()}\` could remove ${arg}, a critical path`, {
+      return ask('safety', `${subcommandLabel(subcommand)} could remove ${arg}, a critical path`, {
         classifierApprovable: false,
       });
     }
@@ -306,7 +307,7 @@ export function indirectReadAsk(
   context: IndexedCheckContext,
 ): AskVerdict | undefined {
   if (context.pathRules.readDeny.size === 0) return undefined;
-  const label = `\`${subcommand.text.trim()}\``;
+  const label = subcommandLabel(subcommand);
   for (const read of subcommand.indirectReads ?? []) {
     const rule = dodgeableReadDeny(read, subcommand.cwd ?? context.workspace.cwd, context);
     if (!rule) continue;
@@ -356,7 +357,7 @@ export function embeddedRuleMatch(
     const inner = spellings.find((text) => matchesShellPattern(pattern, text)) ?? '';
     return ask(
       'safety',
-      `\`${subcommand.text.trim()}\` may run \`${inner}\`, which ${describeRule(rule)} covers`,
+      `${subcommandLabel(subcommand)} may run \`${inner}\`, which ${describeRule(rule)} covers`,
       {
         rule,
         classifierApprovable: false,
@@ -364,7 +365,7 @@ export function embeddedRuleMatch(
           ruleStep(
             rule,
             'ask',
-            `An argument of \`${subcommand.text.trim()}\` may run a command this rule covers.`,
+            `An argument of ${subcommandLabel(subcommand)} may run a command this rule covers.`,
           ),
         ],
       },

@@ -4,7 +4,12 @@ import type { PermissionRule } from '../../rules/rule-types.ts';
 import { describeRule, ruleStep, type Verdict } from '../verdict.ts';
 import type { IndexedCheckContext } from './check-context.ts';
 import { namesOnlyCommands, readPathCandidates, searchesWorkingDirectory } from './command-paths.ts';
-import { canonicalCommandText, canonicalTextWithEnv, denySpellings } from './command-text.ts';
+import {
+  canonicalCommandText,
+  canonicalTextWithEnv,
+  denySpellings,
+  subcommandLabel,
+} from './command-text.ts';
 import { expansionReads } from './expansion-reads.ts';
 import { allowRuleBlocker } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
@@ -65,7 +70,7 @@ export class SubcommandFacts {
     readonly context: IndexedCheckContext,
   ) {
     this.subcommand = withKnownCwd(subcommand, context.workspace);
-    this.label = `\`${this.subcommand.text.trim()}\``;
+    this.label = subcommandLabel(this.subcommand);
     this.spellings = denySpellings(this.subcommand);
     this.reading = !nonReadingCommands.has(this.subcommand.argv[0] ?? '');
   }

@@ -16,6 +16,7 @@ import {
   suggestRule,
 } from './subcommand-checks.ts';
 import type { SubcommandFacts } from './subcommand-facts.ts';
+import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
 
@@ -111,7 +112,7 @@ const allowRuleMissesRuntimePath: SubcommandStep = (facts) => {
   const { runtimePath } = facts.reads();
   if (!facts.allowMaySpeak() || !facts.allowRule() || !facts.reading || runtimePath === undefined)
     return undefined;
-  return workspaceAsk(facts, `reads ${runtimePath}, which is only known when it runs`);
+  return workspaceAsk(facts, `reads ${readableWord(runtimePath)}, which is only known when it runs`);
 };
 
 /**
@@ -127,7 +128,10 @@ const inputFromOutside: SubcommandStep = (facts) => {
     const expanded = expandHome(word, workspace.home, false);
     const path = expanded === undefined ? undefined : resolveFrom(expanded, facts.subcommand, workspace);
     if (path === undefined || isUnresolvable(path))
-      return workspaceAsk(facts, `takes its input from ${word}, a file only known when it runs`);
+      return workspaceAsk(
+        facts,
+        `takes its input from ${readableWord(word)}, a file only known when it runs`,
+      );
     if (!isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical))
       return workspaceAsk(facts, `reads ${describePath(path)}, outside the working directories`);
   }
@@ -235,7 +239,7 @@ const uncheckedLinks: SubcommandStep = (facts) => {
 const runtimeRead: SubcommandStep = (facts) => {
   const { runtimePath } = facts.reads();
   if (!facts.reading || runtimePath === undefined) return undefined;
-  return workspaceAsk(facts, `reads ${runtimePath}, which is only known when it runs`);
+  return workspaceAsk(facts, `reads ${readableWord(runtimePath)}, which is only known when it runs`);
 };
 
 const readsOutside: SubcommandStep = (facts) => {

@@ -40,6 +40,8 @@ import type {
   EnvVarClass,
 } from '../../../../src/permissions/decide/shell/shell-contract.ts';
 import { isDynamicWord } from '../../../../src/permissions/decide/shell/shell-contract.ts';
+import { readableWord } from '../../../../src/permissions/decide/shell/shell-contract.ts';
+import { subcommandLabel } from '../../../../src/permissions/decide/shell/command-text.ts';
 
 /** Rules and facts every subcommand of one command is checked against. */
 export interface SubcommandCheckContext {
@@ -308,7 +310,7 @@ function checkCriticalRemoval(
       );
     })();
     if (critical) {
-      return ask('safety', `\`${subcommand.text.trim()}\` could remove ${arg}, a critical path`, {
+      return ask('safety', `${subcommandLabel(subcommand)} could remove ${arg}, a critical path`, {
         classifierApprovable: false,
       });
     }
@@ -386,7 +388,7 @@ function indirectReadAsk(
   context: SubcommandCheckContext,
 ): AskVerdict | undefined {
   if (context.pathRules.readDeny.length === 0) return undefined;
-  const label = `\`${subcommand.text.trim()}\``;
+  const label = subcommandLabel(subcommand);
   for (const read of subcommand.indirectReads ?? []) {
     const rule = dodgeableReadDeny(read, subcommand.cwd ?? context.workspace.cwd, context);
     if (!rule) continue;
@@ -440,7 +442,7 @@ function embeddedRuleMatch(
     if (inner === undefined) continue;
     return ask(
       'safety',
-      `\`${subcommand.text.trim()}\` may run \`${inner}\`, which ${describeRule(rule)} covers`,
+      `${subcommandLabel(subcommand)} may run \`${inner}\`, which ${describeRule(rule)} covers`,
       {
         rule,
         classifierApprovable: false,
@@ -448,7 +450,7 @@ function embeddedRuleMatch(
           ruleStep(
             rule,
             'ask',
-            `An argument of \`${subcommand.text.trim()}\` may run a command this rule covers.`,
+            `An argument of ${subcommandLabel(subcommand)} may run a command this rule covers.`,
           ),
         ],
       },
@@ -528,7 +530,7 @@ export function checkSubcommand(
   const { workspace } = context;
   subcommand = withKnownCwd(subcommand, workspace);
   const spellings = denySpellings(subcommand);
-  const label = `\`${subcommand.text.trim()}\``;
+  const label = subcommandLabel(subcommand);
   const denyRule = context.shellRules.deny.find((rule) => shellRuleMatches(rule, spellings));
   if (denyRule)
     return {
@@ -690,9 +692,13 @@ export function checkSubcommand(
     });
     // A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it.
     if (allowRule && reading && runtimePath !== undefined)
-      return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
-        suggestions: [suggestRule(subcommand, context.family)],
-      });
+      return ask(
+        'workspace',
+        `${label} reads ${readableWord(runtimePath)}, which is only known when it runs`,
+        {
+          suggestions: [suggestRule(subcommand, context.family)],
+        },
+      );
     if (allowRule)
       return {
         behavior: 'allow',
@@ -769,9 +775,13 @@ export function checkSubcommand(
         { suggestions: [suggestRule(subcommand, context.family)] },
       );
     if (reading && runtimePath !== undefined)
-      return ask('workspace', `${label} reads ${runtimePath}, which is only known when it runs`, {
-        suggestions: [suggestRule(subcommand, context.family)],
-      });
+      return ask(
+        'workspace',
+        `${label} reads ${readableWord(runtimePath)}, which is only known when it runs`,
+        {
+          suggestions: [suggestRule(subcommand, context.family)],
+        },
+      );
     const outside = reads.find(
       (path): path is CanonicalPath =>
         !isUnresolvable(path) && !isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical),
