@@ -18,7 +18,41 @@ const maxLinkHops = 40;
  * (its target may be created later, and a deny rule on the target must already apply); its target
  * is resolved component by component as the kernel would, so `..` in it applies physically too.
  */
-export const fsRealpath: RealpathFn = (path) => fsRealpathWithin(path, 0);
+export const fsRealpath: RealpathFn = (path) => {
+  const memo = decisionMemo;
+  if (!memo) return fsRealpathWithin(path, 0);
+  if (memo.realpaths.has(path)) return memo.realpaths.get(path);
+  const real = fsRealpathWithin(path, 0);
+  memo.realpaths.set(path, real);
+  return real;
+};
+
+/**
+ * What the real filesystem answered during the decision under way: one decision resolves the same
+ * directories many times (every argument walks the working directory's components again). Kept only
+ * while {@link withPathMemo}'s callback runs, which is synchronous, so no answer outlives the
+ * decision that asked: the next decision asks the disk again.
+ */
+interface PathMemo {
+  realpaths: Map<string, string | undefined>;
+  wholePaths: Map<string, string | undefined>;
+}
+
+let decisionMemo: PathMemo | undefined;
+
+/**
+ * Runs one synchronous decision with {@link fsRealpath}'s answers remembered until it returns (the
+ * same path asked twice within it is resolved once). Nested calls share the outer memo.
+ */
+export function withPathMemo<T>(decide: () => T): T {
+  if (decisionMemo) return decide();
+  decisionMemo = { realpaths: new Map(), wholePaths: new Map() };
+  try {
+    return decide();
+  } finally {
+    decisionMemo = undefined;
+  }
+}
 
 function fsRealpathWithin(path: string, hops: number): string | undefined {
   try {
@@ -74,6 +108,10 @@ export { isInsideDirectory } from '../../core/index.ts';
  * does not do. Once a component does not exist the rest is appended as written.
  */
 export function physicalPath(absolute: string, realpath: RealpathFn): string {
+  if (realpath === fsRealpath) {
+    const whole = wholePathOnDisk(absolute);
+    if (whole !== undefined) return whole;
+  }
   const segments = absolute.split('/').filter((segment) => segment !== '');
   let current = '/';
   let exists = true;
@@ -93,6 +131,26 @@ export function physicalPath(absolute: string, realpath: RealpathFn): string {
     } else current = next;
   }
   return current;
+}
+
+/**
+ * The real filesystem's answer for a path that exists in full and has no `..`: realpath(3) follows
+ * the same components in the same order as the walk in {@link physicalPath}, so one system call gives
+ * the walk's result (the walk calls realpath once per prefix). Undefined when the path, or a
+ * component of it, does not exist, or when it ends in `/` or holds `..`: then the walk decides.
+ */
+function wholePathOnDisk(absolute: string): string | undefined {
+  if (!absolute.startsWith('/') || absolute.endsWith('/') || absolute.includes('/..')) return undefined;
+  const memo = decisionMemo;
+  if (memo?.wholePaths.has(absolute)) return memo.wholePaths.get(absolute);
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(absolute);
+  } catch {
+    real = undefined;
+  }
+  memo?.wholePaths.set(absolute, real);
+  return real;
 }
 
 /** Joins a relative path to a directory without folding `..`, so it can still be resolved physically. */
