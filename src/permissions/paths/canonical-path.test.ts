@@ -19,9 +19,9 @@ import {
 } from './canonical-path.ts';
 
 /*
- * The real filesystem's answers: one realpath(3) for a path that exists in full must equal the
- * component walk (which asks once per prefix), and answers remembered during one decision must be
- * asked again by the next.
+ * The real filesystem's answers: the directory's realpath(3) plus an lstat of the last name must
+ * equal the component walk (which asks once per prefix), and answers remembered during one decision
+ * must be asked again by the next.
  */
 
 let root: string;
@@ -55,11 +55,17 @@ describe('physicalPath on the real filesystem', () => {
     'project//rel//file.txt',
     'project/out',
     'missing/entirely',
+    'project/sub/deep/file.txt/below',
+    'project/rel',
+    'project/.',
   ];
-  it.each(spellings)('%s: one realpath gives what the component walk gives', (spelling) => {
-    const absolute = `${root}/${spelling}`;
-    expect(physicalPath(absolute, fsRealpath)).toBe(physicalPath(absolute, walkOnly));
-  });
+  it.each(spellings)(
+    "%s: the directory's realpath and one lstat give what the component walk gives",
+    (spelling) => {
+      const absolute = `${root}/${spelling}`;
+      expect(physicalPath(absolute, fsRealpath)).toBe(physicalPath(absolute, walkOnly));
+    },
+  );
 
   it('resolves links to their targets, dangling ones included', () => {
     expect(physicalPath(`${root}/project/out/secret`, fsRealpath)).toBe(`${root}/outside/secret`);

@@ -35,7 +35,7 @@ export const fsRealpath: RealpathFn = (path) => {
  */
 interface PathMemo {
   realpaths: Map<string, string | undefined>;
-  wholePaths: Map<string, string | undefined>;
+  directories: Map<string, string | undefined>;
 }
 
 let decisionMemo: PathMemo | undefined;
@@ -46,7 +46,7 @@ let decisionMemo: PathMemo | undefined;
  */
 export function withPathMemo<T>(decide: () => T): T {
   if (decisionMemo) return decide();
-  decisionMemo = { realpaths: new Map(), wholePaths: new Map() };
+  decisionMemo = { realpaths: new Map(), directories: new Map() };
   try {
     return decide();
   } finally {
@@ -109,8 +109,8 @@ export { isInsideDirectory } from '../../core/index.ts';
  */
 export function physicalPath(absolute: string, realpath: RealpathFn): string {
   if (realpath === fsRealpath) {
-    const whole = wholePathOnDisk(absolute);
-    if (whole !== undefined) return whole;
+    const onDisk = physicalOnDisk(absolute);
+    if (onDisk !== undefined) return onDisk;
   }
   const segments = absolute.split('/').filter((segment) => segment !== '');
   let current = '/';
@@ -134,22 +134,41 @@ export function physicalPath(absolute: string, realpath: RealpathFn): string {
 }
 
 /**
- * The real filesystem's answer for a path that exists in full and has no `..`: realpath(3) follows
- * the same components in the same order as the walk in {@link physicalPath}, so one system call gives
- * the walk's result (the walk calls realpath once per prefix). Undefined when the path, or a
- * component of it, does not exist, or when it ends in `/` or holds `..`: then the walk decides.
+ * {@link physicalPath} on the real filesystem for a path without `..` whose directory exists: the
+ * walk would replace that directory by its realpath(3) (the same components in the same order) and
+ * then resolve the last name, which takes one lstat when the name is missing or not a link. So: one
+ * realpath of the directory (remembered for the decision, and shared by every name in it) and one
+ * lstat of the name. Undefined (the walk decides) for `..`, a trailing `/`, a missing directory, or
+ * any error.
  */
-function wholePathOnDisk(absolute: string): string | undefined {
+function physicalOnDisk(absolute: string): string | undefined {
   if (!absolute.startsWith('/') || absolute.endsWith('/') || absolute.includes('/..')) return undefined;
+  const cut = absolute.lastIndexOf('/');
+  const name = absolute.slice(cut + 1);
+  if (name === '.') return undefined;
+  const directory = realDirectory(cut === 0 ? '/' : absolute.slice(0, cut));
+  if (directory === undefined) return undefined;
+  const leaf = directory === '/' ? `/${name}` : `${directory}/${name}`;
+  let isLink: boolean;
+  try {
+    isLink = lstatSync(leaf, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return undefined;
+  }
+  return isLink ? (fsRealpath(leaf) ?? leaf) : leaf;
+}
+
+/** realpath(3) of an existing path, remembered for the decision under way; undefined when it fails. */
+function realDirectory(path: string): string | undefined {
   const memo = decisionMemo;
-  if (memo?.wholePaths.has(absolute)) return memo.wholePaths.get(absolute);
+  if (memo?.directories.has(path)) return memo.directories.get(path);
   let real: string | undefined;
   try {
-    real = realpathSync.native(absolute);
+    real = realpathSync.native(path);
   } catch {
     real = undefined;
   }
-  memo?.wholePaths.set(absolute, real);
+  memo?.directories.set(path, real);
   return real;
 }
 
@@ -209,8 +228,10 @@ export function isUnresolvable(path: CanonicalPath | UnresolvablePath): path is 
  */
 export function aliasSpellings(path: string, cwd: string): string[] {
   const spellings: string[] = [];
-  const proc = /^\/proc\/[^/]+\/(root|cwd)(\/.*)?$/.exec(path);
+  const proc = path.startsWith('/proc/') ? /^\/proc\/[^/]+\/(root|cwd)(\/.*)?$/.exec(path) : null;
   if (proc) spellings.push(proc[1] === 'root' ? (proc[2] ?? '/') : join(cwd, proc[2] ?? ''));
+  // Only a segment ending in a dot or a space can be trimmed.
+  if (!/[. ](?:\/|$)/.test(path)) return spellings;
   const trimmed = path
     .split('/')
     .map((segment) => (segment === '.' || segment === '..' ? segment : segment.replace(/[. ]+$/, '')))

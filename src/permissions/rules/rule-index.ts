@@ -46,6 +46,7 @@ class ContentList {
 
   /** The list without the rules that are parameter rules for this input (those are decided apart). */
   forInput(input: Record<string, unknown>): ContentList {
+    if (!this.parameterNames.some((name) => Object.hasOwn(input, name))) return this;
     const present = this.parameterNames.filter((name) => Object.hasOwn(input, name));
     if (present.length === 0) return this;
     const key = present.join('\0');
@@ -221,7 +222,7 @@ class BehaviorIndex {
 
   /** Content rules whose tool name is one of `families`, in list order. */
   content(families: readonly string[], input: Record<string, unknown>): ContentList {
-    const key = [...families].sort().join('\0');
+    const key = families.length === 1 ? (families[0] ?? '') : [...families].sort().join('\0');
     let list = this.families.get(key);
     if (!list) {
       list = new ContentList(
