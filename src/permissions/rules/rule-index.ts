@@ -207,8 +207,20 @@ class BehaviorIndex {
   private toolWideIndex: ToolWideIndex | undefined;
   private parameterIndex: ParameterIndex | undefined;
   private readonly families = new Map<string, ContentList>();
+  private parameterNames: string[] | undefined;
 
   constructor(readonly rules: readonly PermissionRule[]) {}
+
+  /**
+   * Whether the input has a field some rule here could be read as a parameter rule for: only then
+   * can {@link content} give a list that depends on the input.
+   */
+  inputNamesParameters(input: Record<string, unknown>): boolean {
+    this.parameterNames ??= [
+      ...new Set(this.rules.map((rule) => parameterOf(rule)?.name).filter((name) => name !== undefined)),
+    ];
+    return this.parameterNames.some((name) => Object.hasOwn(input, name));
+  }
 
   toolWide(subject: RuleSubjectNames): PermissionRule | undefined {
     this.toolWideIndex ??= new ToolWideIndex(this.rules);
