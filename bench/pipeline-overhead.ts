@@ -115,7 +115,14 @@ const quietHooks = createHookRunner({
 });
 const readResult = {
   type: 'text',
-  file: { filePath: join(dir, 'notes.txt'), content: 'x', numLines: 1, startLine: 1, totalLines: 1 },
+  file: {
+    filePath: join(dir, 'notes.txt'),
+    content: 'x',
+    numLines: 1,
+    startLine: 1,
+    totalLines: 1,
+    notes: [],
+  },
 };
 const dryRead = { ...ReadTool, call: async () => ({ data: readResult }) };
 const bashResult = { stdout: 'ok', stderr: '', exitCode: 0, interrupted: false, isImage: false };
@@ -130,6 +137,10 @@ const dryBash = {
     call: async () => ({ data: bashResult }),
   }),
 };
+// The stand-in results must be ones the real tools map (a result that throws in mapResultToBlock
+// falls back to the default block, and the exception alone would be measured as pipeline cost).
+ReadTool.mapResultToBlock(readResult as Parameters<typeof ReadTool.mapResultToBlock>[0], 'check');
+BashTool.mapResultToBlock(bashResult, 'check');
 const engineContext = createToolUseContext({
   cwd: dir,
   sessionDir: join(dir, 'session'),

@@ -146,10 +146,58 @@ function targetVerdict(
 /** The rules a shell command's subcommands are checked against, compiled from the rule index. */
 function subcommandRules(request: EvaluationRequest, family: string, rules: RuleIndex) {
   const { input, workspace } = request;
-  const anchors = { cwd: workspace.cwd, home: workspace.home };
   return {
     mode: request.mode,
     workspace,
+    ...subcommandRuleLists(input, family, workspace, rules),
+    family,
+  };
+}
+
+type SubcommandRuleLists = ReturnType<typeof lookUpSubcommandRuleLists>;
+
+/**
+ * Per rule index, the lists by family, cwd and home: the same for every input that names no
+ * parameter of a parameter rule (`Bash(git:*)` reads as parameter `git`), which is every input of
+ * a shell tool in practice. Such inputs look the lists up once; the others every time.
+ */
+const ruleListsByIndex = new WeakMap<RuleIndex, Map<string, SubcommandRuleLists>>();
+
+function subcommandRuleLists(
+  input: Record<string, unknown>,
+  family: string,
+  workspace: Workspace,
+  rules: RuleIndex,
+): SubcommandRuleLists {
+  const dependsOnInput =
+    rules.allow.inputNamesParameters(input) ||
+    rules.deny.inputNamesParameters(input) ||
+    rules.ask.inputNamesParameters(input);
+  if (dependsOnInput) return lookUpSubcommandRuleLists(input, family, workspace, rules);
+  let byKey = ruleListsByIndex.get(rules);
+  if (!byKey) {
+    byKey = new Map();
+    ruleListsByIndex.set(rules, byKey);
+  }
+  const key = `${family}\0${workspace.cwd}\0${workspace.home}`;
+  let lists = byKey.get(key);
+  if (!lists) {
+    // A session works in a handful of directories; a pathological caller must not grow this forever.
+    if (byKey.size >= 64) byKey.clear();
+    lists = lookUpSubcommandRuleLists(input, family, workspace, rules);
+    byKey.set(key, lists);
+  }
+  return lists;
+}
+
+function lookUpSubcommandRuleLists(
+  input: Record<string, unknown>,
+  family: string,
+  workspace: Workspace,
+  rules: RuleIndex,
+) {
+  const anchors = { cwd: workspace.cwd, home: workspace.home };
+  return {
     shellRules: {
       deny: rules.deny.content([family], input).shell(),
       ask: rules.ask.content([family], input).shell(),
@@ -162,7 +210,6 @@ function subcommandRules(request: EvaluationRequest, family: string, rules: Rule
       writeAllow: rules.allow.content(['Edit'], input).paths('allow', anchors),
       readAllow: rules.allow.content(['Read', 'Edit'], input).paths('allow', anchors),
     },
-    family,
   };
 }
 

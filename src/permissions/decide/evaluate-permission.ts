@@ -1,4 +1,5 @@
 import type { PermissionDecision, TraceStep } from '../../core/index.ts';
+import { withPathMemo } from '../paths/canonical-path.ts';
 import { CallFacts, type EvaluationRequest } from './call-facts.ts';
 import { type CallOpinion, callDecisionTable } from './call-steps.ts';
 import { strongestOpinion } from './decision-table.ts';
@@ -31,6 +32,10 @@ export interface Evaluation extends PermissionDecision {
  * `realpath`.
  */
 export function evaluatePermission(request: EvaluationRequest): Evaluation {
+  return withPathMemo(() => decide(request));
+}
+
+function decide(request: EvaluationRequest): Evaluation {
   const facts = new CallFacts(request);
   // The last step always has an opinion; the fallback only keeps the types honest.
   const opinion = strongestOpinion(callDecisionTable, facts) ?? {

@@ -18,7 +18,41 @@ const maxLinkHops = 40;
  * (its target may be created later, and a deny rule on the target must already apply); its target
  * is resolved component by component as the kernel would, so `..` in it applies physically too.
  */
-export const fsRealpath: RealpathFn = (path) => fsRealpathWithin(path, 0);
+export const fsRealpath: RealpathFn = (path) => {
+  const memo = decisionMemo;
+  if (!memo) return fsRealpathWithin(path, 0);
+  if (memo.realpaths.has(path)) return memo.realpaths.get(path);
+  const real = fsRealpathWithin(path, 0);
+  memo.realpaths.set(path, real);
+  return real;
+};
+
+/**
+ * What the real filesystem answered during the decision under way: one decision resolves the same
+ * directories many times (every argument walks the working directory's components again). Kept only
+ * while {@link withPathMemo}'s callback runs, which is synchronous, so no answer outlives the
+ * decision that asked: the next decision asks the disk again.
+ */
+interface PathMemo {
+  realpaths: Map<string, string | undefined>;
+  directories: Map<string, string | undefined>;
+}
+
+let decisionMemo: PathMemo | undefined;
+
+/**
+ * Runs one synchronous decision with {@link fsRealpath}'s answers remembered until it returns (the
+ * same path asked twice within it is resolved once). Nested calls share the outer memo.
+ */
+export function withPathMemo<T>(decide: () => T): T {
+  if (decisionMemo) return decide();
+  decisionMemo = { realpaths: new Map(), directories: new Map() };
+  try {
+    return decide();
+  } finally {
+    decisionMemo = undefined;
+  }
+}
 
 function fsRealpathWithin(path: string, hops: number): string | undefined {
   try {
@@ -74,6 +108,10 @@ export { isInsideDirectory } from '../../core/index.ts';
  * does not do. Once a component does not exist the rest is appended as written.
  */
 export function physicalPath(absolute: string, realpath: RealpathFn): string {
+  if (realpath === fsRealpath) {
+    const onDisk = physicalOnDisk(absolute);
+    if (onDisk !== undefined) return onDisk;
+  }
   const segments = absolute.split('/').filter((segment) => segment !== '');
   let current = '/';
   let exists = true;
@@ -93,6 +131,45 @@ export function physicalPath(absolute: string, realpath: RealpathFn): string {
     } else current = next;
   }
   return current;
+}
+
+/**
+ * {@link physicalPath} on the real filesystem for a path without `..` whose directory exists: the
+ * walk would replace that directory by its realpath(3) (the same components in the same order) and
+ * then resolve the last name, which takes one lstat when the name is missing or not a link. So: one
+ * realpath of the directory (remembered for the decision, and shared by every name in it) and one
+ * lstat of the name. Undefined (the walk decides) for `..`, a trailing `/`, a missing directory, or
+ * any error.
+ */
+function physicalOnDisk(absolute: string): string | undefined {
+  if (!absolute.startsWith('/') || absolute.endsWith('/') || absolute.includes('/..')) return undefined;
+  const cut = absolute.lastIndexOf('/');
+  const name = absolute.slice(cut + 1);
+  if (name === '.') return undefined;
+  const directory = realDirectory(cut === 0 ? '/' : absolute.slice(0, cut));
+  if (directory === undefined) return undefined;
+  const leaf = directory === '/' ? `/${name}` : `${directory}/${name}`;
+  let isLink: boolean;
+  try {
+    isLink = lstatSync(leaf, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return undefined;
+  }
+  return isLink ? (fsRealpath(leaf) ?? leaf) : leaf;
+}
+
+/** realpath(3) of an existing path, remembered for the decision under way; undefined when it fails. */
+function realDirectory(path: string): string | undefined {
+  const memo = decisionMemo;
+  if (memo?.directories.has(path)) return memo.directories.get(path);
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    real = undefined;
+  }
+  memo?.directories.set(path, real);
+  return real;
 }
 
 /** Joins a relative path to a directory without folding `..`, so it can still be resolved physically. */
@@ -151,8 +228,10 @@ export function isUnresolvable(path: CanonicalPath | UnresolvablePath): path is 
  */
 export function aliasSpellings(path: string, cwd: string): string[] {
   const spellings: string[] = [];
-  const proc = /^\/proc\/[^/]+\/(root|cwd)(\/.*)?$/.exec(path);
+  const proc = path.startsWith('/proc/') ? /^\/proc\/[^/]+\/(root|cwd)(\/.*)?$/.exec(path) : null;
   if (proc) spellings.push(proc[1] === 'root' ? (proc[2] ?? '/') : join(cwd, proc[2] ?? ''));
+  // Only a segment ending in a dot or a space can be trimmed.
+  if (!/[. ](?:\/|$)/.test(path)) return spellings;
   const trimmed = path
     .split('/')
     .map((segment) => (segment === '.' || segment === '..' ? segment : segment.replace(/[. ]+$/, '')))

@@ -38,7 +38,15 @@ interface IndexedPathRule {
 }
 
 /** ASCII-only lowercasing: the matcher folds case per character, the index must never split what it joins. */
-const foldCase = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+const foldCase = (text: string): string =>
+  /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
+
+/** Text `path.resolve` would change: empty, `.` or `..` segments, or a trailing `/`. */
+const notResolved = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
+/** An absolute path as `path.resolve` spells it, without its work when it already is. */
+const resolvedPath = (path: string): string =>
+  path.startsWith('/') && !notResolved.test(path) ? path : resolve(path);
 
 /** Every ancestor of an absolute path, itself first, `/` last. */
 function ancestorsOf(path: string): string[] {
@@ -218,14 +226,31 @@ export class PathRuleIndex {
     return this.rules.length;
   }
 
-  private candidates(spellings: readonly string[]): IndexedPathRule[] {
-    const seen = new Set<IndexedPathRule>();
+  /**
+   * The rules of the buckets of every ancestor of every spelling, in list order. Most lookups meet
+   * one bucket, which is already in list order; only several are merged and sorted.
+   */
+  private candidates(spellings: readonly string[]): readonly IndexedPathRule[] {
+    let first: IndexedPathRule[] | undefined;
+    let merged: Set<IndexedPathRule> | undefined;
     for (const spelling of spellings) {
-      for (const ancestor of ancestorsOf(foldCase(resolve(spelling)))) {
-        for (const entry of this.buckets.get(ancestor) ?? []) seen.add(entry);
+      let ancestor = foldCase(resolvedPath(spelling));
+      for (;;) {
+        const bucket = this.buckets.get(ancestor);
+        if (bucket !== undefined && bucket !== first) {
+          if (first === undefined) first = bucket;
+          else {
+            merged ??= new Set(first);
+            for (const entry of bucket) merged.add(entry);
+          }
+        }
+        if (ancestor === '/') break;
+        const cut = ancestor.lastIndexOf('/');
+        ancestor = cut <= 0 ? '/' : ancestor.slice(0, cut);
       }
     }
-    return [...seen].sort((a, b) => a.order - b.order);
+    if (merged) return [...merged].sort((a, b) => a.order - b.order);
+    return first ?? [];
   }
 
   /**
@@ -242,14 +267,7 @@ export class PathRuleIndex {
           compiledPathMatches(entry.compiled, path.physical),
       )?.rule;
     }
-    const spellings = [
-      ...new Set([
-        path.lexical,
-        path.physical,
-        ...aliasSpellings(path.lexical, this.cwd),
-        ...aliasSpellings(path.physical, this.cwd),
-      ]),
-    ];
+    const spellings = spellingsOf(path, this.cwd);
     return this.candidates(spellings).find((entry) =>
       spellings.some((spelling) => compiledPathMatches(entry.compiled, spelling)),
     )?.rule;
@@ -277,6 +295,15 @@ export class PathRuleIndex {
     ]);
     return earliest(found)?.rule;
   }
+}
+
+/** The link, its target and their aliases, each once. */
+function spellingsOf(path: PathSpellings, cwd: string): string[] {
+  const aliases = aliasSpellings(path.lexical, cwd);
+  if (path.physical !== path.lexical) aliases.push(...aliasSpellings(path.physical, cwd));
+  if (aliases.length === 0)
+    return path.physical === path.lexical ? [path.lexical] : [path.lexical, path.physical];
+  return [...new Set([path.lexical, path.physical, ...aliases])];
 }
 
 function earliest(entries: ReadonlyArray<IndexedPathRule | undefined>): IndexedPathRule | undefined {

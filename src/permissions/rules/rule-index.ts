@@ -46,6 +46,7 @@ class ContentList {
 
   /** The list without the rules that are parameter rules for this input (those are decided apart). */
   forInput(input: Record<string, unknown>): ContentList {
+    if (!this.parameterNames.some((name) => Object.hasOwn(input, name))) return this;
     const present = this.parameterNames.filter((name) => Object.hasOwn(input, name));
     if (present.length === 0) return this;
     const key = present.join('\0');
@@ -206,8 +207,20 @@ class BehaviorIndex {
   private toolWideIndex: ToolWideIndex | undefined;
   private parameterIndex: ParameterIndex | undefined;
   private readonly families = new Map<string, ContentList>();
+  private parameterNames: string[] | undefined;
 
   constructor(readonly rules: readonly PermissionRule[]) {}
+
+  /**
+   * Whether the input has a field some rule here could be read as a parameter rule for: only then
+   * can {@link content} give a list that depends on the input.
+   */
+  inputNamesParameters(input: Record<string, unknown>): boolean {
+    this.parameterNames ??= [
+      ...new Set(this.rules.map((rule) => parameterOf(rule)?.name).filter((name) => name !== undefined)),
+    ];
+    return this.parameterNames.some((name) => Object.hasOwn(input, name));
+  }
 
   toolWide(subject: RuleSubjectNames): PermissionRule | undefined {
     this.toolWideIndex ??= new ToolWideIndex(this.rules);
@@ -221,7 +234,7 @@ class BehaviorIndex {
 
   /** Content rules whose tool name is one of `families`, in list order. */
   content(families: readonly string[], input: Record<string, unknown>): ContentList {
-    const key = [...families].sort().join('\0');
+    const key = families.length === 1 ? (families[0] ?? '') : [...families].sort().join('\0');
     let list = this.families.get(key);
     if (!list) {
       list = new ContentList(
