@@ -92,6 +92,8 @@ export interface SandboxInvocation {
   cleanup(): void;
   /** True when the process must be spawned with an IPC channel for the network relay. */
   needsIpc?: boolean;
+  /** The git directories kept read-only but for their state (changes there come from the host). */
+  protectedGitDirectories?: readonly string[];
 }
 
 /**
@@ -464,7 +466,10 @@ export function buildSandboxInvocation(
   }
 
   function protectWorkspace(directory: string): void {
-    protectRepository(directory);
+    // No repository yet: the command cannot make the folder one (an empty read-only `.git`, which
+    // git skips as it looks for a repository). Metadata it leaves elsewhere is the repository guard's.
+    if (entryKind(join(directory, '.git')) === 'missing') cover(join(directory, '.git'), 'directory');
+    else protectRepository(directory);
     for (const name of protectedWorkspaceEntries) {
       const path = join(directory, name);
       if (!coveredWorkspaceEntries.includes(name) && entryKind(path) === 'missing') continue;
@@ -595,6 +600,7 @@ export function buildSandboxInvocation(
     args,
     inheritedFds,
     ...(proxied ? { needsIpc: true } : {}),
+    protectedGitDirectories: [...gitDirectories],
     cleanup() {
       for (const fd of inheritedFds.splice(0)) closeDescriptor(fd);
       for (const placeholder of placeholders.splice(0)) releasePlaceholder(placeholder);
@@ -679,6 +685,11 @@ export function nestedRepositories(directory: string, now = Date.now()): string[
   }
   nestedRepositoryCache.set(directory, { at: now, found });
   return found;
+}
+
+/** Forgets the nested repositories found in `directory`, so the next call searches again (one just appeared). */
+export function forgetNestedRepositories(directory: string): void {
+  nestedRepositoryCache.delete(directory);
 }
 
 /** The git directory a `.git` file names (`gitdir: <path>`), resolved, or undefined. */
