@@ -39,6 +39,8 @@ interface DirectoryRecord {
   change: string;
   /** Metadata in this directory: path -> identity (changes whenever git would read something else). */
   metadata: Map<string, string>;
+  /** The subdirectories indexed below it. */
+  children: Set<string>;
 }
 
 /** The directory index of one writable folder, refreshed by change time. */
@@ -68,8 +70,9 @@ class WorkspaceIndex {
   }
 
   #forget(path: string): void {
-    for (const known of [...this.directories.keys()])
-      if (known === path || known.startsWith(`${path}/`)) this.directories.delete(known);
+    const record = this.directories.get(path);
+    this.directories.delete(path);
+    for (const child of record?.children ?? []) this.#forget(child);
   }
 
   #walk(start: string): void {
@@ -87,19 +90,18 @@ class WorkspaceIndex {
       return;
     }
     const names = entries.map((entry) => entry.name);
-    this.directories.set(path, { change, metadata: metadataIn(path, names) });
-    // A git directory's own folders (objects, refs) are git's, not the workspace's.
-    if (isGitDirectoryLayout(names) && path !== this.root) return;
+    const previous = this.directories.get(path)?.children ?? new Set<string>();
     const children = new Set<string>();
-    for (const entry of entries) {
+    this.directories.set(path, { change, metadata: metadataIn(path, names), children });
+    // A git directory's own folders (objects, refs) are git's, not the workspace's.
+    const searched = !isGitDirectoryLayout(names) || path === this.root;
+    for (const entry of searched ? entries : []) {
       if (!entry.isDirectory() || entry.name === '.git' || skippedNames.has(entry.name)) continue;
       const child = join(path, entry.name);
       if (child === join(this.root, '.efferent')) continue;
       children.add(child);
     }
-    for (const known of [...this.directories.keys()]) {
-      if (dirname(known) === path && known !== path && !children.has(known)) this.#forget(known);
-    }
+    for (const known of previous) if (!children.has(known)) this.#forget(known);
     for (const child of children) {
       if (this.directories.has(child)) continue;
       if (this.directories.size >= repositoryGuardLimits.maxDirectories) {
