@@ -31,8 +31,11 @@ const allow = async () => ({ behavior: 'allow' as const, trace: [] });
 
 async function callTool(tool: AnyTool, command: string): Promise<void> {
   const result = await tool.call({ command }, context, allow, () => {}, 'bench');
-  const data = result.data as { exitCode: number | null };
-  if (data.exitCode !== 0) throw new Error(`${command} failed in the tool`);
+  const data = result.data as { exitCode: number | null; stderr?: string; notes?: string[] };
+  if (data.exitCode !== 0)
+    throw new Error(
+      `${command} failed in the tool (exit ${data.exitCode}): ${[data.stderr ?? '', ...(data.notes ?? [])].join(' ').trim()}`,
+    );
 }
 
 /** Spawns a process, drains its stdout and waits for it to exit. */
@@ -43,10 +46,16 @@ function spawnDirect(
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     // bwrap reads its seccomp program from the descriptors it inherits from fd 3 on.
-    const child = spawn(file, [...argv], { cwd: root, stdio: ['ignore', 'pipe', 'ignore', ...inheritedFds] });
+    const child = spawn(file, [...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', ...inheritedFds] });
     child.stdout?.resume();
+    let stderr = '';
+    child.stderr?.on('data', (data: Buffer) => {
+      stderr += data.toString();
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${file} exited ${code}: ${stderr.trim()}`)),
+    );
   });
 }
 

@@ -82,6 +82,11 @@ function get(path: string, via: 'direct' | 'proxy'): Promise<number> {
         bytes += data.length;
       });
       res.on('end', () => resolve(bytes));
+      // A connection closed before the whole body arrived fails the bench instead of hanging it.
+      res.on('error', reject);
+      res.on('close', () => {
+        if (!res.complete) reject(new Error(`${path} via ${via}: the response ended after ${bytes} bytes`));
+      });
     });
     req.on('error', reject);
     req.end();

@@ -1,7 +1,9 @@
 /**
  * The host-side cost of preparing one sandboxed call: building the bwrap command line (git
  * directory allowlist, covers for missing protected names, the bounded search for nested
- * repositories) and, with Read deny rules, the bounded walk for paths to hide.
+ * repositories), with Read deny rules the bounded walk for paths to hide, and the repository guard
+ * around each call (noting repository metadata before, judging what changed after): its first,
+ * full walk and its usual cost, a refresh by change time before and after.
  * `npx tsx bench/sandbox-policy.ts [--json] [--runs N]`
  */
 import { execFileSync } from 'node:child_process';
@@ -9,6 +11,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToolUseContext } from '../src/core/index.ts';
+import { resetRepositoryGuard, startRepositoryGuard } from '../src/sandbox/repository-guard.ts';
 import { hiddenPathsFor } from '../src/tools/shared/process/hidden-paths.ts';
 import { buildSandboxInvocation } from '../src/tools/shared/process/sandbox.ts';
 
@@ -50,6 +53,7 @@ const results = [];
 for (const [name, folders] of [
   ['small repository', 10],
   ['repository with 2,000 folders', 2000],
+  ['repository with 20,000 folders', 20000],
 ] as const) {
   const root = project(name.replaceAll(' ', '-').replaceAll(',', ''), folders);
   const policy = {
@@ -68,6 +72,15 @@ for (const [name, folders] of [
     isReadDenied: (path) => path.endsWith('/.env'),
   });
   results.push(measure(`hidden paths for Read deny rules, ${name}`, () => hiddenPathsFor(context)));
+  results.push(
+    measure(`repository guard, first call (full walk), ${name}`, () => {
+      resetRepositoryGuard();
+      startRepositoryGuard([root]).finish();
+    }),
+  );
+  results.push(
+    measure(`repository guard, each later call, ${name}`, () => startRepositoryGuard([root]).finish()),
+  );
 }
 rmSync(base, { recursive: true, force: true });
 

@@ -92,6 +92,8 @@ export interface SandboxInvocation {
   cleanup(): void;
   /** True when the process must be spawned with an IPC channel for the network relay. */
   needsIpc?: boolean;
+  /** The git directories kept read-only but for their state (changes there come from the host). */
+  protectedGitDirectories?: readonly string[];
 }
 
 /**
@@ -337,6 +339,16 @@ function acquirePlaceholder(path: string, kind: 'file' | 'directory', content = 
   return placeholder;
 }
 
+/**
+ * True when `path` is a placeholder this process made and still keeps. Such a path looks like real
+ * content to the next call, but it is not: that call must hold it too (so its grace-period timer
+ * cannot remove it between building the command line and bwrap binding it) and treat it as missing.
+ */
+function isPlaceholder(path: string): boolean {
+  const entry = placeholders.get(path);
+  return entry !== undefined && entryKind(path) === entry.placeholder.kind;
+}
+
 function releasePlaceholder(placeholder: Placeholder): void {
   const entry = placeholders.get(placeholder.path);
   if (!entry || entry.placeholder !== placeholder) return;
@@ -425,7 +437,7 @@ export function buildSandboxInvocation(
   const cover = (path: string, kind: 'file' | 'directory', content?: string) => {
     const found = entryKind(path);
     if (found === 'link') return coverLink(path);
-    if (found !== 'missing') return readOnly(path);
+    if (found !== 'missing' && !isPlaceholder(path)) return readOnly(path);
     const placeholder = acquirePlaceholder(path, kind, content);
     if (placeholder) placeholders.push(placeholder);
     if (entryKind(path) !== 'missing' && !isSymlink(path)) readOnly(path);
@@ -464,7 +476,11 @@ export function buildSandboxInvocation(
   }
 
   function protectWorkspace(directory: string): void {
-    protectRepository(directory);
+    // No repository yet: the command cannot make the folder one (an empty read-only `.git`, which
+    // git skips as it looks for a repository). Metadata it leaves elsewhere is the repository guard's.
+    const gitEntry = join(directory, '.git');
+    if (entryKind(gitEntry) === 'missing' || isPlaceholder(gitEntry)) cover(gitEntry, 'directory');
+    else protectRepository(directory);
     for (const name of protectedWorkspaceEntries) {
       const path = join(directory, name);
       if (!coveredWorkspaceEntries.includes(name) && entryKind(path) === 'missing') continue;
@@ -507,7 +523,8 @@ export function buildSandboxInvocation(
     args.push('--bind', gitDirectory, gitDirectory);
     let names: string[] = [];
     try {
-      names = readdirSync(gitDirectory);
+      // Placeholders a recent call left are covered again below (held, not merely bound).
+      names = readdirSync(gitDirectory).filter((name) => !isPlaceholder(join(gitDirectory, name)));
     } catch {
       return;
     }
@@ -595,6 +612,7 @@ export function buildSandboxInvocation(
     args,
     inheritedFds,
     ...(proxied ? { needsIpc: true } : {}),
+    protectedGitDirectories: [...gitDirectories],
     cleanup() {
       for (const fd of inheritedFds.splice(0)) closeDescriptor(fd);
       for (const placeholder of placeholders.splice(0)) releasePlaceholder(placeholder);
@@ -679,6 +697,11 @@ export function nestedRepositories(directory: string, now = Date.now()): string[
   }
   nestedRepositoryCache.set(directory, { at: now, found });
   return found;
+}
+
+/** Forgets the nested repositories found in `directory`, so the next call searches again (one just appeared). */
+export function forgetNestedRepositories(directory: string): void {
+  nestedRepositoryCache.delete(directory);
 }
 
 /** The git directory a `.git` file names (`gitdir: <path>`), resolved, or undefined. */

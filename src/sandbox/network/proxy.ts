@@ -316,12 +316,26 @@ export class SandboxProxy {
   }
 }
 
-/** Pipes two sockets into each other until either closes. */
-function splice(a: Socket, b: Socket): void {
+/**
+ * Pipes two sockets into each other until either closes. When one side ends cleanly, the other is
+ * ended after everything already read from it has been written (the pipe ends it; destroying it
+ * at once would drop the tail of a download the client had not yet taken); only an error or an
+ * abort tears the other side down at once.
+ */
+export function splice(a: Socket, b: Socket): void {
   a.pipe(b);
   b.pipe(a);
-  a.once('close', () => b.destroy());
-  b.once('close', () => a.destroy());
+  closeAfter(a, b);
+  closeAfter(b, a);
+}
+
+function closeAfter(from: Socket, to: Socket): void {
+  from.once('close', (hadError) => {
+    if (hadError || !from.readableEnded || to.writableFinished) return void to.destroy();
+    // The pipe has called to.end(): let the buffered data go out, then close.
+    to.once('finish', () => to.destroy());
+    to.end();
+  });
 }
 
 function httpError(status: 400 | 403 | 502, line: string): string {

@@ -33,8 +33,15 @@ process.on('message', (message, handle) => {
   handle.on('error', () => client.destroy());
   client.pipe(handle);
   handle.pipe(client);
-  client.once('close', () => handle.destroy());
-  handle.once('close', () => client.destroy());
+  // A side that ended cleanly lets the other finish writing what it already read, then close;
+  // destroying it at once would cut off the tail of a download.
+  const closeAfter = (from, to) => from.once('close', (hadError) => {
+    if (hadError || !from.readableEnded || to.writableFinished) return void to.destroy();
+    to.once('finish', () => to.destroy());
+    to.end();
+  });
+  closeAfter(client, handle);
+  closeAfter(handle, client);
 });
 const accept = (client) => {
   const id = ++next;

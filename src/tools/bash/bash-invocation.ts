@@ -32,6 +32,8 @@ export interface BashInvocation {
   cleanup(): void;
   /** Spawn with an IPC channel served by the call's network proxy. */
   needsIpc?: boolean;
+  /** Git directories the sandbox keeps read-only but for their state. */
+  protectedGitDirectories?: readonly string[];
 }
 
 /** Builds the command line for `command`, inside the OS sandbox when the mode and the machine allow it. */
@@ -70,6 +72,7 @@ export function buildBashInvocation(options: {
     inheritedFds: sandbox.inheritedFds,
     cleanup: () => sandbox.cleanup(),
     ...(sandbox.needsIpc ? { needsIpc: true } : {}),
+    ...(sandbox.protectedGitDirectories ? { protectedGitDirectories: sandbox.protectedGitDirectories } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ if reply[1] != 0: print("socks refused", reply[1]); sys.exit(3)
 s.sendall(b"ping over socks\\n"); print(s.recv(100).decode().strip())
 `;
 
+const bigDownloadBytes = 24 * 1024 * 1024;
+
 describe.skipIf(!availability.available)(`Sandboxed network through the proxies${skipReason}`, () => {
   let http: HttpServer;
   let tcp: TcpServer;
@@ -35,6 +37,10 @@ describe.skipIf(!availability.available)(`Sandboxed network through the proxies$
   beforeAll(async () => {
     http = createHttpServer((request, response) => {
       requests.push(`${request.headers.host} ${request.url}`);
+      if (request.url === '/big') {
+        response.setHeader('content-length', String(bigDownloadBytes));
+        return void response.end(Buffer.alloc(bigDownloadBytes, 'z'));
+      }
       response.end(`hello from ${request.headers.host}\n`);
     });
     tcp = createTcpServer((socket) => socket.on('data', (data) => socket.end(`echo: ${data}`)));
@@ -158,6 +164,20 @@ describe.skipIf(!availability.available)(`Sandboxed network through the proxies$
       'PermissionError: [Errno 1] Operation not permitted',
     ]);
     expect(output.exitCode).toBe(7);
+  });
+
+  it('large downloads arrive whole through the relay and the proxy, however slowly they are read', async () => {
+    // A slow reader keeps data waiting in the relay and the proxy when the server closes.
+    const download = (flags: string, path: string) =>
+      `curl -sS ${flags} -o /dev/null -w '%{size_download}\\n' http://allowed.test:${httpPort}${path}`;
+    const output = await run(
+      [
+        download('', '/big'),
+        download('--limit-rate 40M', '/big'),
+        download('-p --limit-rate 40M', '/big'),
+      ].join('; '),
+    );
+    expect(output.stdout.trim().split('\n')).toEqual(Array(3).fill(String(bigDownloadBytes)));
   });
 
   it('npm install works unchanged through the proxy, from a registry stand-in under an allowed name', async () => {

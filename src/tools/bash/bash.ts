@@ -25,6 +25,7 @@ import {
 import { sandboxExtras } from '../shared/process/hidden-paths.ts';
 import { probeSandbox, type SandboxAvailability } from '../shared/process/sandbox.ts';
 import { type SandboxConfiguration, startCallProxy } from '../../sandbox/config.ts';
+import { type RepositoryGuardReport, startRepositoryGuard } from '../../sandbox/repository-guard.ts';
 import { defaultMaxOutputBytes } from '../shared/process/shell-run.ts';
 import { buildBashInvocation, type SandboxMode, sessionNoticesKey } from './bash-invocation.ts';
 import {
@@ -176,6 +177,16 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
       },
     });
     const releaseProxy = () => void proxy?.close();
+    // Repository metadata the command leaves in its writable folders is judged once it has ended.
+    const guard =
+      invocation.sandboxed && platform !== 'darwin'
+        ? startRepositoryGuard(workingDirectories(context).map((path) => canonicalPath(path)))
+        : undefined;
+    let guardReport: RepositoryGuardReport | undefined;
+    const finishGuard = () => {
+      guardReport ??= guard?.finish(invocation.protectedGitDirectories);
+      return guardReport;
+    };
     const notes: string[] = [];
     if (startNote) notes.push(startNote);
     if (invocation.sandboxUnavailableReason !== undefined) {
@@ -231,6 +242,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
           : 'never',
       onProgress,
       onExit: () => {
+        finishGuard();
         invocation.cleanup();
         releaseProxy();
       },
@@ -290,6 +302,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     if (exit.signal !== null && !data.interrupted) notes.push(`Command was killed by ${exit.signal}.`);
     // Every connection the sandbox refused, so the model asks instead of retrying.
     if (proxy) notes.push(...proxy.blocked);
+    notes.push(...(finishGuard()?.notes ?? []));
     if (notes.length > 0) data.notes = notes;
 
     const result: ToolResult<ShellOutput> = { data };

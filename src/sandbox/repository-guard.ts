@@ -1,0 +1,491 @@
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readOwnFileSync } from '../core/index.ts';
+import { forgetNestedRepositories } from './sandbox.ts';
+
+/**
+ * Repository metadata a sandboxed command creates or changes in its writable folders. Git trusts a
+ * repository's own configuration and hooks, so a `.git` (directory, `gitdir:` file or link) or a
+ * bare-repository layout (`HEAD` with `objects` and `refs`, or a `commondir`) that a command leaves
+ * behind would make the user's next `git status` there — or their editor's — run what the command
+ * wrote. The guard indexes the directories of each writable folder (change time per directory), takes
+ * the metadata present before a command, and afterwards every entry that is new or changed is judged
+ * against an allowlist of what git itself writes when it creates a repository (`git init`,
+ * `git clone`). Anything else is moved into `<root>/.efferent/quarantine/` before efferent returns.
+ */
+
+/** How many directories of one writable folder are indexed; beyond that, the rest is not watched. */
+export const repositoryGuardLimits = { maxDirectories: 50_000 } as const;
+
+/** Folders never searched: dependency trees git never enters and efferent's own quarantine. */
+const skippedNames: ReadonlySet<string> = new Set(['node_modules']);
+
+/** The names in a git directory whose content decides what git runs. */
+const identityNames = ['config', 'config.worktree', 'commondir', 'hooks', 'modules'] as const;
+
+interface DirectoryRecord {
+  /** Inode and change time: a directory's ctime moves whenever an entry is created, removed or renamed. */
+  change: string;
+  /** Metadata in this directory: path -> identity (changes whenever git would read something else). */
+  metadata: Map<string, string>;
+  /** The subdirectories indexed below it. */
+  children: Set<string>;
+}
+
+/** The directory index of one writable folder, refreshed by change time. */
+class WorkspaceIndex {
+  readonly directories = new Map<string, DirectoryRecord>();
+  /** True when the folder had more directories than the limit: the rest is not watched. */
+  truncated = false;
+
+  constructor(readonly root: string) {}
+
+  /** Re-reads every directory whose change time moved (all of them the first time); returns the metadata. */
+  refresh(): Map<string, string> {
+    if (this.directories.size === 0) this.#walk(this.root);
+    else {
+      for (const [path, record] of [...this.directories]) {
+        if (!this.directories.has(path)) continue;
+        const change = changeKey(path);
+        if (change === undefined) this.#forget(path);
+        else if (change !== record.change) this.#read(path, change);
+        else if (record.metadata.size > 0) record.metadata = metadataIn(path, undefined);
+      }
+    }
+    const all = new Map<string, string>();
+    for (const record of this.directories.values())
+      for (const [path, identity] of record.metadata) all.set(path, identity);
+    return all;
+  }
+
+  #forget(path: string): void {
+    const record = this.directories.get(path);
+    this.directories.delete(path);
+    for (const child of record?.children ?? []) this.#forget(child);
+  }
+
+  #walk(start: string): void {
+    const change = changeKey(start);
+    if (change !== undefined) this.#read(start, change);
+  }
+
+  /** Reads one directory: its metadata, and any subdirectory not indexed yet (walked at once). */
+  #read(path: string, change: string): void {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(path, { withFileTypes: true });
+    } catch {
+      this.directories.delete(path);
+      return;
+    }
+    const names = entries.map((entry) => entry.name);
+    const previous = this.directories.get(path)?.children ?? new Set<string>();
+    const children = new Set<string>();
+    this.directories.set(path, { change, metadata: metadataIn(path, names), children });
+    // A git directory's own folders (objects, refs) are git's, not the workspace's.
+    const searched = !isGitDirectoryLayout(names) || path === this.root;
+    for (const entry of searched ? entries : []) {
+      if (!entry.isDirectory() || entry.name === '.git' || skippedNames.has(entry.name)) continue;
+      const child = join(path, entry.name);
+      if (child === join(this.root, '.efferent')) continue;
+      children.add(child);
+    }
+    for (const known of previous) if (!children.has(known)) this.#forget(known);
+    for (const child of children) {
+      if (this.directories.has(child)) continue;
+      if (this.directories.size >= repositoryGuardLimits.maxDirectories) {
+        this.truncated = true;
+        return;
+      }
+      this.#walk(child);
+    }
+  }
+}
+
+/** `ino:ctime` of a directory (nanoseconds), or undefined when it is gone or not a directory. */
+function changeKey(path: string): string | undefined {
+  try {
+    const info = lstatSync(path, { bigint: true });
+    return info.isDirectory() ? `${info.ino}:${info.ctimeNs}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lstatQuiet(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the names are what git recognises as a git directory (a bare repository). */
+function isGitDirectoryLayout(names: readonly string[]): boolean {
+  const has = (name: string) => names.includes(name);
+  return has('HEAD') && ((has('objects') && has('refs')) || has('commondir'));
+}
+
+/** Identity of one entry: kind, inode and change time ("-" when missing). */
+function entryIdentity(path: string): string {
+  const info = lstatQuiet(path);
+  if (!info) return '-';
+  const kind = info.isSymbolicLink() ? 'l' : info.isDirectory() ? 'd' : 'f';
+  return `${kind}${info.ino}:${info.ctimeNs}`;
+}
+
+/** The identity of a git directory: what git would read from it to decide what to run. */
+function gitDirectoryIdentity(path: string): string {
+  return identityNames.map((name) => `${name}=${entryIdentity(join(path, name))}`).join(' ');
+}
+
+/** The repository metadata directly in `directory`: its `.git` entry, or the directory itself as a bare layout. */
+function metadataIn(directory: string, names: readonly string[] | undefined): Map<string, string> {
+  const found = new Map<string, string>();
+  const listed = names ?? safeNames(directory);
+  if (listed.includes('.git')) {
+    const entry = join(directory, '.git');
+    const info = lstatQuiet(entry);
+    if (info?.isDirectory()) found.set(entry, `dir ${info.ino} ${gitDirectoryIdentity(entry)}`);
+    else if (info) found.set(entry, `${entryIdentity(entry)} ${realOrNothing(entry)}`);
+  }
+  if (isGitDirectoryLayout(listed)) found.set(directory, `bare ${gitDirectoryIdentity(directory)}`);
+  return found;
+}
+
+function safeNames(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch {
+    return [];
+  }
+}
+
+function realOrNothing(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return '';
+  }
+}
+
+const indexes = new Map<string, WorkspaceIndex>();
+
+/** Forgets every index (tests; a long-lived process never needs it). */
+export function resetRepositoryGuard(): void {
+  indexes.clear();
+}
+
+function indexFor(root: string): WorkspaceIndex {
+  let index = indexes.get(root);
+  if (!index) {
+    index = new WorkspaceIndex(root);
+    indexes.set(root, index);
+  }
+  return index;
+}
+
+/** What one sandboxed command found and did with repository metadata it left behind. */
+export interface RepositoryGuardReport {
+  /** One sentence per entry moved aside (or that could not be), for the model and the user. */
+  notes: string[];
+  /** Where each neutralised entry went: original path -> quarantine path. */
+  quarantined: Map<string, string>;
+}
+
+/** The guard for one command: created before it starts, finished once it has ended. */
+export interface RepositoryGuard {
+  /**
+   * Judges every metadata entry that is new or changed since the guard was created and moves aside
+   * those git would run code from. `trusted` are git directories the sandbox kept read-only for the
+   * command (their changes come from the host, not from the command).
+   */
+  finish(trusted?: readonly string[]): RepositoryGuardReport;
+}
+
+/**
+ * Starts watching `roots` (canonical writable folders) for one command: indexes them (the first time
+ * a full walk, then only directories whose change time moved) and notes the metadata there now.
+ */
+export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard {
+  const before = new Map<string, Map<string, string>>();
+  for (const root of roots) before.set(root, indexFor(root).refresh());
+  return {
+    finish(trusted = []) {
+      const report: RepositoryGuardReport = { notes: [], quarantined: new Map() };
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      for (const [root, earlier] of before) {
+        const now = indexFor(root).refresh();
+        let serial = 0;
+        for (const [path, identity] of now) {
+          if (earlier.get(path) === identity) continue;
+          // A repository appeared or changed: the next call's search must see it (and protect it).
+          forgetNestedRepositories(root);
+          if (trusted.some((directory) => isInside(path, directory))) continue;
+          const concern = judgeMetadata(path, root, trusted);
+          if (concern === undefined) continue;
+          serial += 1;
+          neutralise(root, path, concern, `${stamp}-${serial}`, report);
+        }
+        // What was moved is gone from the index at its next refresh.
+      }
+      return report;
+    },
+  };
+}
+
+/** Why git would run code from this metadata, or undefined when it holds only what git itself writes. */
+export function judgeMetadata(
+  path: string,
+  root: string,
+  trusted: readonly string[] = [],
+): string | undefined {
+  const info = lstatQuiet(path);
+  if (!info) return undefined;
+  if (!path.endsWith('/.git') || info.isDirectory()) return judgeGitDirectory(path, root, trusted, 0);
+  // A `.git` file or link names the git directory elsewhere.
+  const target = info.isSymbolicLink() ? realOrNothing(path) : gitFileTarget(path);
+  if (!target) return `${displayPath(path, root)} names a git directory that does not exist`;
+  if (lstatQuiet(target)?.isDirectory() !== true)
+    return `${displayPath(path, root)} names ${target}, which is not a directory`;
+  if (!isInside(target, root) && !trusted.some((directory) => isInside(target, directory)))
+    return `${displayPath(path, root)} names the git directory ${target}, outside the working directory`;
+  return judgeGitDirectory(target, root, trusted, 0);
+}
+
+/** The concern with a git directory's config, hooks, common directory and submodules, if any. */
+function judgeGitDirectory(
+  directory: string,
+  root: string,
+  trusted: readonly string[],
+  depth: number,
+): string | undefined {
+  if (depth > 3) return `${displayPath(directory, root)} nests git directories too deeply to check`;
+  for (const name of ['config', 'config.worktree']) {
+    const path = join(directory, name);
+    const info = lstatQuiet(path);
+    if (!info) continue;
+    if (!info.isFile()) return `${displayPath(path, root)} is not a plain file`;
+    const read = readOwnFileSync(path, { maxBytes: 256 * 1024 });
+    if (read.kind !== 'read') return `${displayPath(path, root)} could not be read`;
+    const concern = configConcern(read.text);
+    if (concern) return `${displayPath(path, root)} ${concern}`;
+  }
+  const commondir = join(directory, 'commondir');
+  if (lstatQuiet(commondir)) {
+    const read = readOwnFileSync(commondir, { maxBytes: 4096 });
+    const common = read.kind === 'read' ? realOrNothing(resolve(directory, read.text.trim())) : '';
+    if (!common) return `${displayPath(commondir, root)} names no existing directory`;
+    const inTrusted = trusted.some((trustedDirectory) => isInside(common, trustedDirectory));
+    if (!inTrusted) {
+      if (!isInside(common, root))
+        return `${displayPath(commondir, root)} names ${common}, outside the working directory`;
+      const concern = judgeGitDirectory(common, root, trusted, depth + 1);
+      if (concern) return concern;
+    }
+  }
+  const hooks = join(directory, 'hooks');
+  const hooksInfo = lstatQuiet(hooks);
+  if (hooksInfo && !hooksInfo.isDirectory()) return `${displayPath(hooks, root)} is not a plain folder`;
+  if (hooksInfo) {
+    for (const entry of readdirSync(hooks, { withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.sample'))
+        return `has the hook ${displayPath(join(hooks, entry.name), root)}, which git would run`;
+    }
+  }
+  const modules = join(directory, 'modules');
+  const modulesInfo = lstatQuiet(modules);
+  if (modulesInfo && !modulesInfo.isDirectory()) return `${displayPath(modules, root)} is not a plain folder`;
+  if (modulesInfo) {
+    for (const module of gitDirectoriesBelow(modules, 0)) {
+      const concern = judgeGitDirectory(module, root, trusted, depth + 1);
+      if (concern) return concern;
+    }
+  }
+  return undefined;
+}
+
+/** Git directories below a `modules` folder (submodule names may contain slashes). */
+function gitDirectoriesBelow(directory: string, depth: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isSymbolicLink()) found.push(path);
+    else if (!entry.isDirectory()) continue;
+    else if (lstatQuiet(join(path, 'HEAD'))) found.push(path);
+    else if (depth < 3) found.push(...gitDirectoriesBelow(path, depth + 1));
+  }
+  return found;
+}
+
+/** The git directory a `.git` file names, resolved, or undefined. */
+function gitFileTarget(gitFile: string): string | undefined {
+  const read = readOwnFileSync(gitFile, { maxBytes: 4096, cutOversize: true });
+  if (read.kind !== 'read') return undefined;
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(read.text);
+  return match?.[1] ? realOrNothing(resolve(dirname(gitFile), match[1])) || undefined : undefined;
+}
+
+/**
+ * The keys git writes into a repository it creates (`git init`, `git clone`, `git remote add`,
+ * `git config user.*`): none of them names a program. `*` stands for any subsection.
+ */
+const keysGitWrites: ReadonlySet<string> = new Set([
+  'core.repositoryformatversion',
+  'core.filemode',
+  'core.bare',
+  'core.logallrefupdates',
+  'core.ignorecase',
+  'core.precomposeunicode',
+  'core.symlinks',
+  'extensions.objectformat',
+  'extensions.refstorage',
+  'remote.*.url',
+  'remote.*.pushurl',
+  'remote.*.fetch',
+  'remote.*.tagopt',
+  'remote.*.promisor',
+  'remote.*.partialclonefilter',
+  'branch.*.remote',
+  'branch.*.merge',
+  'submodule.*.url',
+  'submodule.*.active',
+  'user.name',
+  'user.email',
+]);
+
+/**
+ * Why a config file is more than git writes when creating a repository, or undefined. Anything the
+ * strict reading below does not understand (continuation lines, odd quoting, old-style sections)
+ * is a concern too: the check fails closed.
+ */
+export function configConcern(text: string): string | undefined {
+  let section: string | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\]$/.exec(line);
+    if (header) {
+      const name = (header[1] as string).toLowerCase();
+      if (name.includes('.')) return `uses the section spelling [${header[1]}], which is not checked`;
+      section = header[2] === undefined ? name : `${name}.*`;
+      continue;
+    }
+    const pair = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (!pair || section === undefined) return `has a line that could not be read: ${line.slice(0, 60)}`;
+    const key = `${section}.${(pair[1] as string).toLowerCase()}`;
+    const value = unquote(pair[2] ?? 'true');
+    if (value === undefined) return `sets ${key} with quoting that is not checked`;
+    if (!keysGitWrites.has(key)) return `sets ${key}, which git does not write when it creates a repository`;
+    if ((key.endsWith('.url') || key.endsWith('.pushurl')) && !isOrdinaryUrl(value))
+      return `sets ${key} to ${value}, which is not an ordinary transport`;
+  }
+  return undefined;
+}
+
+/** A value without surrounding quotes, or undefined when it continues or quotes in ways not checked here. */
+function unquote(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (trimmed.endsWith('\\')) return undefined;
+  if (/^"[^"\\]*"$/.test(trimmed)) return trimmed.slice(1, -1);
+  if (/["\\]/.test(trimmed)) return undefined;
+  return trimmed.replace(/\s+[#;].*$/, '');
+}
+
+/** A remote URL with an ordinary transport: no `helper::`, no option-like host. */
+function isOrdinaryUrl(url: string): boolean {
+  if (url.includes('::') || url.startsWith('-')) return false;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme) return ['https', 'http', 'ssh', 'git', 'file'].includes(scheme) && !/^[a-z+]+:\/\/-/i.test(url);
+  return !/^[^/]*:/.test(url) || /^[A-Za-z0-9._@-]+:/.test(url);
+}
+
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+}
+
+function displayPath(path: string, root: string): string {
+  const relativePath = relative(root, path);
+  return relativePath === '' ? root : relativePath.startsWith('..') ? path : relativePath;
+}
+
+/** The folder, inside the writable root, where neutralised metadata goes (read-only to commands). */
+export const quarantineFolder = join('.efferent', 'quarantine');
+
+/**
+ * Moves the metadata out of git's way: a `.git` entry as a whole, a bare layout's `HEAD`, config,
+ * hooks and common-directory pointer (without them git does not see a repository there). Every
+ * folder on the way is opened without following links, so a racing command cannot steer the move.
+ */
+function neutralise(
+  root: string,
+  path: string,
+  concern: string,
+  label: string,
+  report: RepositoryGuardReport,
+): void {
+  const shown = displayPath(path, root);
+  const destination = join(quarantineFolder, label);
+  const names = path.endsWith('/.git')
+    ? ['.git']
+    : ['HEAD', 'config', 'config.worktree', 'commondir', 'hooks'].filter((name) =>
+        lstatQuiet(join(path, name)),
+      );
+  const source = path.endsWith('/.git') ? dirname(path) : path;
+  try {
+    const into = openDirectoryBeneath(root, destination.split(sep), true);
+    const from = openDirectoryBeneath(root, relative(root, source).split(sep), false);
+    try {
+      for (const name of names) renameSync(`/proc/self/fd/${from}/${name}`, `/proc/self/fd/${into}/${name}`);
+      writeFileSync(`/proc/self/fd/${into}/ORIGIN`, `${path}\n`, { flag: 'wx', mode: 0o600 });
+    } finally {
+      closeSync(into);
+      closeSync(from);
+    }
+    const where = join(root, destination);
+    for (const name of names) report.quarantined.set(join(source, name), join(where, name));
+    report.notes.push(
+      `The command left git repository metadata at ${shown} that git would run programs from (${concern}); efferent moved it to ${where} so that no later git command runs it. If the user wants that repository, they can check it and move it back, or the command can be run outside the sandbox (dangerouslyDisableSandbox, which asks the user).`,
+    );
+  } catch (error) {
+    report.notes.push(
+      `The command left git repository metadata at ${shown} that git would run programs from (${concern}), and efferent could not move it aside (${(error as Error).message}). Tell the user not to run git in ${dirname(path)} until it is removed.`,
+    );
+  }
+}
+
+/** Opens `root/parts…` as a directory without following any link below `root`; creates missing ones. */
+function openDirectoryBeneath(root: string, parts: readonly string[], create: boolean): number {
+  let fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    for (const part of parts.filter((name) => name !== '' && name !== '.')) {
+      if (part === '..') throw new Error(`refusing a path with ".." below ${root}`);
+      const path = `/proc/self/fd/${fd}/${part}`;
+      if (create) {
+        try {
+          mkdirSync(path, { mode: 0o700 });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+      }
+      const next = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      closeSync(fd);
+      fd = next;
+    }
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
