@@ -134,8 +134,9 @@ describe('MCP variables from settings env', () => {
   it('MCP_TOOL_TIMEOUT: a tool call longer than the settings value is stopped', {
     timeout: 120_000,
   }, async () => {
-    await userSettings({ env: { MCP_TOOL_TIMEOUT: '400' } });
-    const slow = await call('wait', { ms: 10_000 });
+    // The quick call's whole round trip must fit in the limit on a loaded machine too.
+    await userSettings({ env: { MCP_TOOL_TIMEOUT: '3000' } });
+    const slow = await call('wait', { ms: 20_000 });
     expect(slow.stdout + slow.stderr).toMatch(/timed out/i);
     expect(slow.stdout).not.toContain('waited');
     const quick = await call('wait', { ms: 1 });
