@@ -48,9 +48,19 @@ function components(relative: string): string[] {
 /** A directory below `root`, opened without following links; the caller closes the descriptor. */
 function openParent(root: string, parts: readonly string[], create: boolean): number {
   if (create) mkdirSync(root, { recursive: true, mode: 0o700 });
+  return openDirectoryBeneath(root, parts, create);
+}
+
+/**
+ * Opens `root/parts…` as a directory without following a link in any component below `root`
+ * (each opened `O_NOFOLLOW` relative to the one before, through `/proc/self/fd`); with `create`,
+ * missing directories are made (mode 0700). `root` must exist. The caller closes the descriptor.
+ */
+export function openDirectoryBeneath(root: string, parts: readonly string[], create: boolean): number {
   let fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
-    for (const part of parts) {
+    for (const part of parts.filter((name) => name !== '' && name !== '.')) {
+      if (part === '..') throw new Error(`Refusing a path with ".." below ${root}.`);
       const path = `/proc/self/fd/${fd}/${part}`;
       if (create) {
         try {

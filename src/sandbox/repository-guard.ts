@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { readOwnFileSync } from '../core/index.ts';
+import { openDirectoryBeneath } from '../core/session-files.ts';
 import { forgetNestedRepositories } from './sandbox.ts';
 
 /**
@@ -462,30 +463,5 @@ function neutralise(
     report.notes.push(
       `The command left git repository metadata at ${shown} that git would run programs from (${concern}), and efferent could not move it aside (${(error as Error).message}). Tell the user not to run git in ${dirname(path)} until it is removed.`,
     );
-  }
-}
-
-/** Opens `root/parts…` as a directory without following any link below `root`; creates missing ones. */
-function openDirectoryBeneath(root: string, parts: readonly string[], create: boolean): number {
-  let fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    for (const part of parts.filter((name) => name !== '' && name !== '.')) {
-      if (part === '..') throw new Error(`refusing a path with ".." below ${root}`);
-      const path = `/proc/self/fd/${fd}/${part}`;
-      if (create) {
-        try {
-          mkdirSync(path, { mode: 0o700 });
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        }
-      }
-      const next = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-      closeSync(fd);
-      fd = next;
-    }
-    return fd;
-  } catch (error) {
-    closeSync(fd);
-    throw error;
   }
 }
