@@ -1,10 +1,7 @@
 import {
   type BigIntStats,
   closeSync,
-  constants,
   lstatSync,
-  mkdirSync,
-  openSync,
   readdirSync,
   realpathSync,
   renameSync,
