@@ -1,7 +1,8 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { RunState } from './context.ts';
 import { EfferentError, ErrorCodes } from './errors.ts';
+import { procFdAvailable as procFd } from './session-files.ts';
 
 /**
  * The physical path a permission decision judged for a file tool's call, handed to the tool so that
@@ -34,8 +35,6 @@ export function takeCheckedPath(run: RunState, toolUseId: string | undefined): s
   byCall?.delete(toolUseId);
   return physical;
 }
-
-const procFd = process.platform === 'linux' && existsSync('/proc/self/fd');
 
 /** Where an open descriptor really leads, or undefined where the system cannot say. */
 function descriptorPath(fd: number): string | undefined {

@@ -24,7 +24,8 @@ import { isAbsolute } from 'node:path';
  */
 
 const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-const procFdAvailable = process.platform === 'linux' && existsSync('/proc/self/fd');
+/** Whether `/proc/self/fd` can stand in for `openat` and tell where a descriptor leads (Linux). */
+export const procFdAvailable = process.platform === 'linux' && existsSync('/proc/self/fd');
 
 /** The error for a component that is a link or not a directory; says what to do next. */
 function refuse(root: string, relative: string): Error {
