@@ -142,25 +142,32 @@ function preparedFrom(answers: Answers, observableInput: Record<string, unknown>
     view: undefined as unknown as AnyTool,
   };
   // Only answers the preparation owns are shared; for the rest the view asks the tool, as before.
+  // The view inherits every other field from the tool (no copy of the tool per call).
   const mine = (candidate: unknown) => candidate === observableInput;
-  const view: AnyTool = {
-    ...tool,
-    [preparedOfView]: prepared,
-    permissionTarget: (candidate: Record<string, unknown>, context: ToolUseContext) =>
+  const own = (value: unknown): PropertyDescriptor => ({ value, enumerable: true });
+  // Defined, not assigned: a frozen tool's read-only fields must not stop the view from answering.
+  const view = Object.create(tool, {
+    [preparedOfView]: { value: prepared },
+    permissionTarget: own((candidate: Record<string, unknown>, context: ToolUseContext) =>
       mine(candidate) ? permissionTarget(context) : tool.permissionTarget(candidate, context),
-    isReadOnly: (candidate: Record<string, unknown>) =>
+    ),
+    isReadOnly: own((candidate: Record<string, unknown>) =>
       mine(candidate) && invocation?.isReadOnly ? answers.readOnly() : tool.isReadOnly(candidate),
-    isConcurrencySafe: (candidate: Record<string, unknown>) =>
+    ),
+    isConcurrencySafe: own((candidate: Record<string, unknown>) =>
       mine(candidate) && invocation?.isConcurrencySafe
         ? answers.concurrencySafe()
         : tool.isConcurrencySafe(candidate),
-    cancelsSiblingsOnError: (candidate: Record<string, unknown>) =>
+    ),
+    cancelsSiblingsOnError: own((candidate: Record<string, unknown>) =>
       mine(candidate) && invocation?.cancelsSiblingsOnError
         ? answers.cancelsSiblings()
         : tool.cancelsSiblingsOnError(candidate),
-    checkPermissions: (candidate: Record<string, unknown>, context: ToolUseContext) =>
+    ),
+    checkPermissions: own((candidate: Record<string, unknown>, context: ToolUseContext) =>
       mine(candidate) ? checkPermissions(context) : tool.checkPermissions(candidate, context),
-  } as AnyTool;
+    ),
+  }) as AnyTool;
   return Object.assign(prepared, { view });
 }
 

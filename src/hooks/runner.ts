@@ -20,6 +20,7 @@ import type {
   HookCallback,
   HookEvent,
   HookInput,
+  HookJSONOutput,
   HookOutcome,
   HookRunnerConfig,
   HookRunOptions,
@@ -152,45 +153,113 @@ export function timedOutHookResult(event: HookEvent, hook: string, message: stri
   });
 }
 
-async function runCallback(
+/**
+ * The signal an in-process hook is handed, made only when the hook reads it: it aborts when the run
+ * is cancelled or the hook times out. Most callbacks answer at once and never look at it.
+ */
+class CallbackSignal {
+  #controller: AbortController | undefined;
+  #onParentAbort: (() => void) | undefined;
+  readonly #parent: AbortSignal;
+  constructor(parent: AbortSignal) {
+    this.#parent = parent;
+  }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+  get controller(): AbortController {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (this.#parent.aborted) controller.abort(this.#parent.reason);
+      else {
+        this.#onParentAbort = () => controller.abort(this.#parent.reason);
+        this.#parent.addEventListener('abort', this.#onParentAbort, { once: true });
+      }
+    }
+    return this.#controller;
+  }
+  /** Stops following the run's signal once the hook has answered (the run outlives the hook). */
+  release(): void {
+    if (this.#onParentAbort) this.#parent.removeEventListener('abort', this.#onParentAbort);
+    this.#onParentAbort = undefined;
+  }
+}
+
+function callbackResult(hook: string, returned: HookJSONOutput | null | undefined): HookResult {
+  if (returned === undefined || returned === null || returned.async === true) return { hook };
+  const parsed = parseHookJson(returned);
+  return parsed.ok ? { hook, output: parsed.output } : { hook, error: parsed.message };
+}
+
+function thrownResult(hook: string, error: unknown): HookResult {
+  return { hook, error: `Hook ${hook} threw: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/**
+ * Runs an in-process hook. A callback that answers synchronously is done at once; one that returns
+ * a promise races its timeout and the run's cancellation (on timeout its signal aborts and the call
+ * goes on as the timeout rule says).
+ */
+function runCallback(
   entry: Extract<Entry, { kind: 'callback' }>,
   event: HookEvent,
   input: HookInput,
   options: HookRunOptions,
-): Promise<HookResult> {
+): HookResult | Promise<HookResult> {
   const hook = hookLabel(entry);
-  const seconds = entry.timeout ?? defaultCallbackHookTimeoutSeconds;
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(options.signal.reason);
-  if (options.signal.aborted) onAbort();
-  else options.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.signal.aborted) return { hook, error: `Hook ${hook} was cancelled.` };
+  const handle = new CallbackSignal(options.signal);
+  let returned: ReturnType<HookCallback>;
+  try {
+    returned = entry.callback(input, options.toolUseId, handle);
+  } catch (error) {
+    handle.release();
+    return thrownResult(hook, error);
+  }
+  if (!isThenable(returned)) {
+    handle.release();
+    return callbackResult(hook, returned);
+  }
+  return settleCallback(hook, event, entry.timeout ?? defaultCallbackHookTimeoutSeconds, handle, returned);
+}
+
+function isThenable(value: unknown): value is PromiseLike<HookJSONOutput | undefined> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+async function settleCallback(
+  hook: string,
+  event: HookEvent,
+  seconds: number,
+  handle: CallbackSignal,
+  pending: PromiseLike<HookJSONOutput | undefined>,
+): Promise<HookResult> {
+  const controller = handle.controller;
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), seconds * 1000);
   });
   const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
     if (controller.signal.aborted) resolve('aborted');
-    controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+    else controller.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const returned = await Promise.race([
-      Promise.resolve().then(() => entry.callback(input, options.toolUseId, { signal: controller.signal })),
-      timeout,
-      aborted,
-    ]);
+    const returned = await Promise.race([pending, timeout, aborted]);
     if (returned === 'timeout') {
       controller.abort(new Error('hook timed out'));
       return timedOutHookResult(event, hook, `Hook ${hook} timed out after ${seconds}s.`);
     }
     if (returned === 'aborted') return { hook, error: `Hook ${hook} was cancelled.` };
-    if (returned === undefined || returned === null || returned.async === true) return { hook };
-    const parsed = parseHookJson(returned);
-    return parsed.ok ? { hook, output: parsed.output } : { hook, error: parsed.message };
+    return callbackResult(hook, returned);
   } catch (error) {
-    return { hook, error: `Hook ${hook} threw: ${error instanceof Error ? error.message : String(error)}` };
+    return thrownResult(hook, error);
   } finally {
     clearTimeout(timer);
-    options.signal.removeEventListener('abort', onAbort);
+    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
+    handle.release();
   }
 }
 

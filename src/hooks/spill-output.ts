@@ -45,6 +45,26 @@ export async function limitHookText(text: string, outputDir: string | undefined)
   ].join('\n');
 }
 
+function allShort(texts: readonly string[]): boolean {
+  for (const text of texts) if (text.length > hookOutputCharLimit) return false;
+  return true;
+}
+
+/** True when no text of the outcome is over the limit, so {@link limitOutcomeText} changes nothing. */
+function withinLimit(outcome: HookOutcome): boolean {
+  const short = (text: string | undefined) => text === undefined || text.length <= hookOutputCharLimit;
+  return (
+    allShort(outcome.additionalContext) &&
+    allShort(outcome.systemMessages) &&
+    allShort(outcome.blockReasons) &&
+    outcome.errors.every((error) => short(error.message)) &&
+    short(outcome.blocked?.reason) &&
+    short(outcome.stop?.reason) &&
+    short(outcome.permissionDecision?.reason) &&
+    short(outcome.permissionRequestDecision?.message)
+  );
+}
+
 /**
  * Applies {@link limitHookText} to every string of a merged outcome that reaches the model or the
  * user: block and stop reasons, permission reasons, context, system messages, feedback and errors.
@@ -53,6 +73,7 @@ export async function limitOutcomeText(
   outcome: HookOutcome,
   outputDir: string | undefined,
 ): Promise<HookOutcome> {
+  if (withinLimit(outcome)) return outcome;
   const limit = (text: string) => limitHookText(text, outputDir);
   const limitAll = (texts: readonly string[]) => Promise.all(texts.map(limit));
   const [additionalContext, systemMessages, blockReasons, errorTexts] = await Promise.all([
