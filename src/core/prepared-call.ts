@@ -86,89 +86,162 @@ function failClosed(answer: () => boolean): boolean {
   }
 }
 
-function once<T>(compute: () => T): () => T {
-  let done = false;
-  let value: T;
-  return () => {
-    if (!done) {
-      value = compute();
-      done = true;
+/** The answers shared by every view of one preparation, each worked out the first time it is asked. */
+class Answers {
+  #readOnly: boolean | undefined;
+  #concurrencySafe: boolean | undefined;
+  #cancelsSiblings: boolean | undefined;
+  constructor(
+    readonly tool: AnyTool,
+    readonly input: Record<string, unknown>,
+    readonly invocation: ToolInvocation | undefined,
+  ) {}
+  readOnly(): boolean {
+    if (this.#readOnly === undefined) {
+      const { tool, input, invocation } = this;
+      this.#readOnly = failClosed(() =>
+        invocation?.isReadOnly ? invocation.isReadOnly() : tool.isReadOnly(input),
+      );
     }
-    return value;
-  };
+    return this.#readOnly;
+  }
+  concurrencySafe(): boolean {
+    if (this.#concurrencySafe === undefined) {
+      const { tool, input, invocation } = this;
+      this.#concurrencySafe = failClosed(() =>
+        invocation?.isConcurrencySafe ? invocation.isConcurrencySafe() : tool.isConcurrencySafe(input),
+      );
+    }
+    return this.#concurrencySafe;
+  }
+  cancelsSiblings(): boolean {
+    if (this.#cancelsSiblings === undefined) {
+      const { tool, input, invocation } = this;
+      this.#cancelsSiblings = failClosed(() =>
+        invocation?.cancelsSiblingsOnError
+          ? invocation.cancelsSiblingsOnError()
+          : tool.cancelsSiblingsOnError(input),
+      );
+    }
+    return this.#cancelsSiblings;
+  }
 }
 
-/** The answers shared by every view of one preparation. */
-interface Answers {
-  tool: AnyTool;
-  input: Record<string, unknown>;
-  invocation: ToolInvocation | undefined;
-  readOnly: () => boolean;
-  concurrencySafe: () => boolean;
-  cancelsSiblings: () => boolean;
-}
-
-function preparedFrom(answers: Answers, observableInput: Record<string, unknown>): PreparedCall {
-  const { tool, input, invocation } = answers;
+class Prepared implements PreparedCall {
+  readonly tool: AnyTool;
+  readonly input: Record<string, unknown>;
+  readonly shellAnalysis: PreparedShellAnalysis | undefined;
   // One target per context object: the pipeline passes the same context through every step.
-  let targetFor: { context: ToolUseContext; target: PermissionTarget } | undefined;
-  const permissionTarget = (context: ToolUseContext): PermissionTarget => {
-    if (targetFor?.context === context) return targetFor.target;
+  #targetFor: { context: ToolUseContext; target: PermissionTarget } | undefined;
+  #view: AnyTool | undefined;
+  constructor(
+    readonly answers: Answers,
+    readonly observableInput: Record<string, unknown>,
+  ) {
+    this.tool = answers.tool;
+    this.input = answers.input;
+    this.shellAnalysis = answers.invocation?.shellAnalysis;
+  }
+  permissionTarget(context: ToolUseContext): PermissionTarget {
+    if (this.#targetFor?.context === context) return this.#targetFor.target;
+    const invocation = this.answers.invocation;
     const target = invocation?.permissionTarget
       ? invocation.permissionTarget(context)
-      : tool.permissionTarget(observableInput, context);
-    targetFor = { context, target };
+      : this.tool.permissionTarget(this.observableInput, context);
+    this.#targetFor = { context, target };
     return target;
-  };
-  const checkPermissions = (context: ToolUseContext): Promise<ToolPermissionResult> =>
-    invocation?.checkPermissions
+  }
+  isReadOnly(): boolean {
+    return this.answers.readOnly();
+  }
+  isConcurrencySafe(): boolean {
+    return this.answers.concurrencySafe();
+  }
+  cancelsSiblingsOnError(): boolean {
+    return this.answers.cancelsSiblings();
+  }
+  checkPermissions(context: ToolUseContext): Promise<ToolPermissionResult> {
+    const invocation = this.answers.invocation;
+    return invocation?.checkPermissions
       ? invocation.checkPermissions(context)
-      : tool.checkPermissions(observableInput, context);
-  const prepared: PreparedCall = {
-    tool,
-    input,
-    observableInput,
-    shellAnalysis: invocation?.shellAnalysis,
-    permissionTarget,
-    isReadOnly: answers.readOnly,
-    isConcurrencySafe: answers.concurrencySafe,
-    cancelsSiblingsOnError: answers.cancelsSiblings,
-    checkPermissions,
-    call: (context, canUseTool, onProgress, toolUseId) =>
-      invocation?.call
-        ? invocation.call(context, canUseTool, onProgress, toolUseId)
-        : tool.call(input, context, canUseTool, onProgress, toolUseId),
-    withObservableInput: (next) => preparedFrom(answers, next),
-    view: undefined as unknown as AnyTool,
+      : this.tool.checkPermissions(this.observableInput, context);
+  }
+  call(
+    context: ToolUseContext,
+    canUseTool: CanUseTool,
+    onProgress: (progress: ToolProgress<unknown>) => void,
+    toolUseId: string,
+  ): Promise<ToolResult<unknown>> {
+    const invocation = this.answers.invocation;
+    return invocation?.call
+      ? invocation.call(context, canUseTool, onProgress, toolUseId)
+      : this.tool.call(this.input, context, canUseTool, onProgress, toolUseId);
+  }
+  withObservableInput(observableInput: Record<string, unknown>): PreparedCall {
+    return new Prepared(this.answers, observableInput);
+  }
+  get view(): AnyTool {
+    if (this.#view === undefined) {
+      const view = Object.create(viewPrototype(this.tool)) as AnyTool & { [preparedOfView]: Prepared };
+      view[preparedOfView] = this;
+      this.#view = view;
+    }
+    return this.#view;
+  }
+}
+
+/**
+ * The methods a view answers from its preparation (for its own observable input) and otherwise
+ * from the tool; every other field is the tool's, through the prototype chain (no copy per call).
+ * One prototype per tool.
+ */
+const viewPrototypes = new WeakMap<AnyTool, AnyTool>();
+
+function viewPrototype(tool: AnyTool): AnyTool {
+  let prototype = viewPrototypes.get(tool);
+  if (prototype !== undefined) return prototype;
+  const preparedOf = (view: unknown, candidate: unknown): Prepared | undefined => {
+    const prepared = (view as { [preparedOfView]?: Prepared } | undefined)?.[preparedOfView];
+    return prepared?.observableInput === candidate ? prepared : undefined;
   };
-  // Only answers the preparation owns are shared; for the rest the view asks the tool, as before.
-  // The view inherits every other field from the tool (no copy of the tool per call).
-  const mine = (candidate: unknown) => candidate === observableInput;
-  const own = (value: unknown): PropertyDescriptor => ({ value, enumerable: true });
+  const method = (value: unknown): PropertyDescriptor => ({ value, enumerable: true });
   // Defined, not assigned: a frozen tool's read-only fields must not stop the view from answering.
-  const view = Object.create(tool, {
-    [preparedOfView]: { value: prepared },
-    permissionTarget: own((candidate: Record<string, unknown>, context: ToolUseContext) =>
-      mine(candidate) ? permissionTarget(context) : tool.permissionTarget(candidate, context),
-    ),
-    isReadOnly: own((candidate: Record<string, unknown>) =>
-      mine(candidate) && invocation?.isReadOnly ? answers.readOnly() : tool.isReadOnly(candidate),
-    ),
-    isConcurrencySafe: own((candidate: Record<string, unknown>) =>
-      mine(candidate) && invocation?.isConcurrencySafe
-        ? answers.concurrencySafe()
-        : tool.isConcurrencySafe(candidate),
-    ),
-    cancelsSiblingsOnError: own((candidate: Record<string, unknown>) =>
-      mine(candidate) && invocation?.cancelsSiblingsOnError
-        ? answers.cancelsSiblings()
-        : tool.cancelsSiblingsOnError(candidate),
-    ),
-    checkPermissions: own((candidate: Record<string, unknown>, context: ToolUseContext) =>
-      mine(candidate) ? checkPermissions(context) : tool.checkPermissions(candidate, context),
-    ),
+  prototype = Object.create(tool, {
+    permissionTarget: method(function (
+      this: AnyTool,
+      candidate: Record<string, unknown>,
+      context: ToolUseContext,
+    ) {
+      const mine = preparedOf(this, candidate);
+      return mine ? mine.permissionTarget(context) : tool.permissionTarget(candidate, context);
+    }),
+    isReadOnly: method(function (this: AnyTool, candidate: Record<string, unknown>) {
+      const mine = preparedOf(this, candidate);
+      return mine?.answers.invocation?.isReadOnly ? mine.isReadOnly() : tool.isReadOnly(candidate);
+    }),
+    isConcurrencySafe: method(function (this: AnyTool, candidate: Record<string, unknown>) {
+      const mine = preparedOf(this, candidate);
+      return mine?.answers.invocation?.isConcurrencySafe
+        ? mine.isConcurrencySafe()
+        : tool.isConcurrencySafe(candidate);
+    }),
+    cancelsSiblingsOnError: method(function (this: AnyTool, candidate: Record<string, unknown>) {
+      const mine = preparedOf(this, candidate);
+      return mine?.answers.invocation?.cancelsSiblingsOnError
+        ? mine.cancelsSiblingsOnError()
+        : tool.cancelsSiblingsOnError(candidate);
+    }),
+    checkPermissions: method(function (
+      this: AnyTool,
+      candidate: Record<string, unknown>,
+      context: ToolUseContext,
+    ) {
+      const mine = preparedOf(this, candidate);
+      return mine ? mine.checkPermissions(context) : tool.checkPermissions(candidate, context);
+    }),
   }) as AnyTool;
-  return Object.assign(prepared, { view });
+  viewPrototypes.set(tool, prototype);
+  return prototype;
 }
 
 /**
@@ -188,25 +261,5 @@ export function prepareCall(
     const prior = previous?.tool === tool ? previous.shellAnalysis : undefined;
     invocation = tool.prepare(input, context, prior === undefined ? {} : { shellAnalysis: prior });
   }
-  const answers: Answers = {
-    tool,
-    input,
-    invocation,
-    readOnly: once(() =>
-      failClosed(() => (invocation?.isReadOnly ? invocation.isReadOnly() : tool.isReadOnly(input))),
-    ),
-    concurrencySafe: once(() =>
-      failClosed(() =>
-        invocation?.isConcurrencySafe ? invocation.isConcurrencySafe() : tool.isConcurrencySafe(input),
-      ),
-    ),
-    cancelsSiblings: once(() =>
-      failClosed(() =>
-        invocation?.cancelsSiblingsOnError
-          ? invocation.cancelsSiblingsOnError()
-          : tool.cancelsSiblingsOnError(input),
-      ),
-    ),
-  };
-  return preparedFrom(answers, input);
+  return new Prepared(new Answers(tool, input, invocation), input);
 }
