@@ -36,6 +36,19 @@ export const fsRealpath: RealpathFn = (path) => {
 interface PathMemo {
   realpaths: Map<string, string | undefined>;
   directories: Map<string, string | undefined>;
+  /** What lstat(2) said of physical paths looked at during the decision. */
+  leaves: Map<string, LeafKind>;
+}
+
+/** What lstat(2) says a path is: enough to know whether a directory walk could start there. */
+export type LeafKind = 'missing' | 'link' | 'directory' | 'other';
+
+/**
+ * What lstat(2) said of `path` earlier in the decision under way, if it was asked (a physical path
+ * whose directory is already resolved); undefined outside a decision or when it was not asked.
+ */
+export function knownLeafKind(path: string): LeafKind | undefined {
+  return decisionMemo?.leaves.get(path);
 }
 
 let decisionMemo: PathMemo | undefined;
@@ -46,7 +59,7 @@ let decisionMemo: PathMemo | undefined;
  */
 export function withPathMemo<T>(decide: () => T): T {
   if (decisionMemo) return decide();
-  decisionMemo = { realpaths: new Map(), directories: new Map() };
+  decisionMemo = { realpaths: new Map(), directories: new Map(), leaves: new Map() };
   try {
     return decide();
   } finally {
@@ -149,13 +162,22 @@ function physicalOnDisk(absolute: string): string | undefined {
   const directory = realDirectory(cut === 0 ? '/' : absolute.slice(0, cut));
   if (directory === undefined) return undefined;
   const leaf = directory === '/' ? `/${name}` : `${directory}/${name}`;
-  let isLink: boolean;
+  let kind: LeafKind;
   try {
-    isLink = lstatSync(leaf, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+    const stats = lstatSync(leaf, { throwIfNoEntry: false });
+    kind =
+      stats === undefined
+        ? 'missing'
+        : stats.isSymbolicLink()
+          ? 'link'
+          : stats.isDirectory()
+            ? 'directory'
+            : 'other';
   } catch {
     return undefined;
   }
-  return isLink ? (fsRealpath(leaf) ?? leaf) : leaf;
+  decisionMemo?.leaves.set(leaf, kind);
+  return kind === 'link' ? (fsRealpath(leaf) ?? leaf) : leaf;
 }
 
 /** realpath(3) of an existing path, remembered for the decision under way; undefined when it fails. */

@@ -1,5 +1,5 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { fsRealpath, isInsideDirectory } from './canonical-path.ts';
+import { fsRealpath, isInsideDirectory, knownLeafKind } from './canonical-path.ts';
 
 /** A symbolic link found under a directory: where it sits, and where it leads. */
 export interface FoundLink {
@@ -86,9 +86,13 @@ export const fsLinkScan: LinkScanFn = (directory, within, options = {}) => {
   return { links, complete: true, oddNames };
 };
 
+/** Whether `path` leads to a directory (links followed); what the decision already knows is not asked again. */
 function isDirectory(path: string): boolean {
+  const known = knownLeafKind(path);
+  if (known === 'missing' || known === 'other') return false;
+  if (known === 'directory') return true;
   try {
-    return statSync(path).isDirectory();
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }
