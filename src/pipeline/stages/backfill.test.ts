@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildTool, createToolUseContext } from '../../core/index.ts';
-import { backfillInput } from './backfill.ts';
+import { backfillInput, cloneInput } from './backfill.ts';
 
 const read = buildTool({
   name: 'Read',
@@ -42,5 +42,19 @@ describe('backfillInput (step 6)', () => {
       call: async () => ({ data: '' }),
     });
     expect(backfillInput(broken, { a: 1 }, createToolUseContext({ cwd: '/' }))).toEqual({ a: 1 });
+  });
+
+  it('copies JSON-shaped input deeply, keeps an own "__proto__" key a key, and clones other objects', () => {
+    const parsed = JSON.parse('{"a":[{"b":1}],"__proto__":{"polluted":true},"n":null}') as Record<string, unknown>;
+    const copy = cloneInput(parsed);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed));
+    expect(copy['a']).not.toBe(parsed['a']);
+    const when = new Date(0);
+    const withDate = cloneInput({ when, map: new Map([[1, 2]]) });
+    expect(withDate['when']).toEqual(when);
+    expect(withDate['when']).not.toBe(when);
+    expect(withDate['map']).toEqual(new Map([[1, 2]]));
   });
 });
