@@ -161,7 +161,7 @@ class PrefixTable {
 
   /** The first rule (list order) whose prefix is inside `directory` (or is it). */
   firstInside(directory: string): IndexedPathRule | undefined {
-    const resolved = resolve(directory);
+    const resolved = resolvedPath(directory);
     const ranges: Array<[number, number]> =
       resolved === '/'
         ? [[0, this.sorted.length]]
@@ -190,7 +190,7 @@ class PrefixTable {
   /** The first rule (list order) whose prefix holds `directory`. */
   firstHolding(directory: string): IndexedPathRule | undefined {
     let best: IndexedPathRule | undefined;
-    for (const ancestor of ancestorsOf(resolve(directory))) {
+    for (const ancestor of ancestorsOf(resolvedPath(directory))) {
       for (const entry of this.byPrefix.get(ancestor) ?? []) {
         if (best && best.order <= entry.order) break;
         if (isInsideDirectory(directory, entry.prefix)) {
@@ -281,7 +281,11 @@ export class PathRuleIndex {
   /** The first rule whose literal prefix lies inside one of the directories (a recursive read of them reaches it). */
   firstInside(directories: readonly string[]): PermissionRule | undefined {
     if (this.entries.length === 0) return undefined;
-    const found = directories.map((directory) => this.prefixes().firstInside(directory));
+    const table = this.prefixes();
+    const found = directories.map((directory, index) =>
+      // A link's lexical and physical spellings are often the same path: look it up once.
+      index > 0 && directories.indexOf(directory) < index ? undefined : table.firstInside(directory),
+    );
     return earliest(found)?.rule;
   }
 
