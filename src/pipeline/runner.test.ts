@@ -2,7 +2,13 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildTool, type PermissionRequest, type PermissionResolver } from '../core/index.ts';
+import {
+  buildTool,
+  type PermissionRequest,
+  type PermissionResolver,
+  recordCheckedPath,
+  takeCheckedPath,
+} from '../core/index.ts';
 import { createResultBudget } from '../budget/index.ts';
 import { createHookRunner } from '../hooks/index.ts';
 import { createCapturingTelemetry } from '../telemetry/index.ts';
@@ -38,6 +44,18 @@ function script(folder: string, name: string, body: string): string {
 const allowEcho = createToolNameResolver({ allow: ['Echo', 'Fail', 'Wait', 'Big'] });
 
 describe('createToolRunner', () => {
+  it('forgets the path a decision judged once the call ends, also when the tool never took it', async () => {
+    const context = contextIn(dir());
+    const judgeThenDeny: PermissionResolver = async (request) => {
+      recordCheckedPath(request.context.run, request.toolUseId ?? '', '/judged/path');
+      return { behavior: 'deny', message: 'no', trace: [] };
+    };
+    const run = createToolRunner({ tools: [echoTool()], resolvePermission: judgeThenDeny });
+    const result = onlyResult(await collect(run, toolUse('Echo', { text: 'hi' }), context));
+    expect(result.result.isError).toBe(true);
+    expect(takeCheckedPath(context.run, 'toolu_1')).toBeUndefined();
+  });
+
   it('runs an allowed call: progress first, then exactly one result', async () => {
     const calls: Array<Record<string, unknown>> = [];
     const run = createToolRunner({ tools: [echoTool(calls)], resolvePermission: allowEcho });

@@ -14,6 +14,7 @@ import {
   defaultResultBlock,
   type RunToolUse,
 } from '../core/index.ts';
+import { recordCheckedPath } from '../core/checked-path.ts';
 import { prepareCall } from '../core/prepared-call.ts';
 import { createOtelTelemetry, type ToolCallOutcome } from '../telemetry/index.ts';
 import { abortedFailure, checkAbort, interruptedMessage } from './stages/abort-check.ts';
@@ -293,6 +294,7 @@ export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
         options,
       );
     } catch (error) {
+      recordCheckedPath(context.run, block.id, undefined);
       reportToolError(deps, error, {
         toolName: block.name,
         toolUseId: block.id,
@@ -309,6 +311,9 @@ export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
           : new EfferentError(ErrorCodes.internal, 'pipeline error', { cause: error }),
       });
     }
+    // A decision records the path it judged for the tool to take; a call that ended without the
+    // tool taking it (denied, blocked, failed first) must not leave it behind for the run's life.
+    recordCheckedPath(context.run, block.id, undefined);
     const errorClass = classifyAndReport({
       telemetry,
       tool,
