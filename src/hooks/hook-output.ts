@@ -14,7 +14,7 @@ export function capHookText(text: string): string {
 const permissionBehavior = z.enum(['allow', 'deny', 'ask', 'defer']);
 
 /** Lenient on unknown keys (newer Claude Code fields must not break old runners), strict on known ones. */
-const hookJsonSchema = z.looseObject({
+export const hookJsonSchema = z.looseObject({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
   suppressOutput: z.boolean().optional(),
@@ -50,10 +50,82 @@ const hookJsonSchema = z.looseObject({
 export function parseHookJson(
   value: unknown,
 ): { ok: true; output: HookJSONOutput } | { ok: false; message: string } {
+  const plain = plainHookOutput(value);
+  if (plain !== undefined) return { ok: true, output: plain };
   const parsed = hookJsonSchema.safeParse(value);
   if (parsed.success) return { ok: true, output: parsed.data as HookJSONOutput };
   const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
   return { ok: false, message: `hook output does not match the hook JSON format: ${issues.join('; ')}` };
+}
+
+type FieldCheck = (value: unknown) => boolean;
+const isBoolean: FieldCheck = (value) => typeof value === 'boolean';
+const isString: FieldCheck = (value) => typeof value === 'string';
+const isFiniteNumber: FieldCheck = (value) => typeof value === 'number' && Number.isFinite(value);
+const oneOf =
+  (...allowed: string[]): FieldCheck =>
+  (value) =>
+    typeof value === 'string' && allowed.includes(value);
+
+/** The top-level fields that hold plain values, and what each must be. */
+const plainTopFields: Readonly<Record<string, FieldCheck>> = {
+  continue: isBoolean,
+  stopReason: isString,
+  suppressOutput: isBoolean,
+  systemMessage: isString,
+  decision: oneOf('approve', 'block'),
+  reason: isString,
+  async: isBoolean,
+  asyncTimeout: isFiniteNumber,
+};
+
+/** The `hookSpecificOutput` fields that hold plain values, and what each must be. */
+const plainSpecificFields: Readonly<Record<string, FieldCheck>> = {
+  hookEventName: isString,
+  permissionDecision: oneOf('allow', 'deny', 'ask', 'defer'),
+  permissionDecisionReason: isString,
+  additionalContext: isString,
+  retry: isBoolean,
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** A copy of `value` when every key is a known plain field of the right type; undefined otherwise. */
+function plainFields(value: unknown, fields: Readonly<Record<string, FieldCheck>>) {
+  if (!isPlainObject(value)) return undefined;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const check = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    const field = value[key];
+    if (check === undefined || (field !== undefined && !check(field))) return undefined;
+    copy[key] = field;
+  }
+  return copy;
+}
+
+/**
+ * The common hook answer (plain fields only, all valid) checked without the schema, which costs
+ * several microseconds per hook and call. Anything else (nested decisions, rewritten input or
+ * output, unknown keys, a wrong type) is left to the schema, which also words the errors.
+ */
+export function plainHookOutput(value: unknown): HookJSONOutput | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { hookSpecificOutput, ...rest } = value;
+  const top = plainFields(rest, plainTopFields);
+  if (top === undefined) return undefined;
+  if (Object.hasOwn(value, 'hookSpecificOutput')) {
+    if (hookSpecificOutput === undefined) top['hookSpecificOutput'] = undefined;
+    else {
+      const specific = plainFields(hookSpecificOutput, plainSpecificFields);
+      if (specific === undefined) return undefined;
+      top['hookSpecificOutput'] = specific;
+    }
+  }
+  return top as HookJSONOutput;
 }
 
 /** One hook's contribution before merging. */
