@@ -3,6 +3,7 @@ import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxedProcess } from '../sandbox/sandboxed-process.ts';
+import { processGroupLaunch } from './process-group-launch.ts';
 
 /** How to start a stdio server. */
 export interface StdioServerParameters {
@@ -54,18 +55,18 @@ export class ProcessGroupStdioTransport implements Transport {
 
   async start(): Promise<void> {
     const sandboxed = await this.#params.sandbox?.();
+    // A sandboxed server keeps its own session (no controlling terminal inside the sandbox).
+    const launch = sandboxed
+      ? { file: sandboxed.file, args: sandboxed.args, detached: true }
+      : processGroupLaunch(this.#params.command, this.#params.args, this.#params.env, this.#params.cwd);
     return new Promise((resolve, reject) => {
-      const child = spawn(
-        sandboxed?.file ?? this.#params.command,
-        sandboxed?.args ?? [...this.#params.args],
-        {
-          cwd: this.#params.cwd,
-          env: { ...this.#params.env },
-          stdio: ['pipe', 'pipe', 'pipe', ...(sandboxed?.extraStdio ?? [])],
-          detached: true,
-          windowsHide: true,
-        },
-      );
+      const child = spawn(launch.file, launch.args, {
+        cwd: this.#params.cwd,
+        env: { ...this.#params.env },
+        stdio: ['pipe', 'pipe', 'pipe', ...(sandboxed?.extraStdio ?? [])],
+        detached: launch.detached,
+        windowsHide: true,
+      });
       sandboxed?.attach(child);
       this.#child = child;
       this.#exit = new Promise((done) => child.once('close', () => done()));

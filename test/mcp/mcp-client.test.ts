@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -65,6 +66,13 @@ function processesMatching(needle: string): number[] {
     .split('\n')
     .filter((line) => line.includes(needle) && !line.includes('ps -eo'))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** Process group and session of a live process, from /proc. */
+function procStat(pid: number): { group: number; session: number } {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { group: Number(fields[2]), session: Number(fields[3]) };
 }
 
 describe('MCP client against the reference servers', { timeout: 90_000 }, () => {
@@ -327,6 +335,12 @@ describe('MCP client faults', { timeout: 90_000 }, () => {
     const grandchild = Number(await readFile(pidFile, 'utf8'));
     const serverPid = manager.connections[0]?.pid ?? 0;
     expect(processesMatching(marker).length).toBe(1);
+    // The server leads its own process group, in efferent's session when perl can start it so
+    // (no scheduler autogroup of its own), in a session of its own otherwise.
+    const leader = procStat(serverPid);
+    expect(leader.group).toBe(serverPid);
+    expect(procStat(grandchild).group).toBe(serverPid);
+    expect(leader.session).toBe(existsSync('/usr/bin/perl') ? procStat(process.pid).session : serverPid);
     await session.dispose();
     opened.splice(opened.indexOf(session), 1);
     const alive = (pid: number) => {
