@@ -31,7 +31,11 @@ function isExecutableFile(path: string): boolean {
 function systemPerl(): string | undefined {
   if (perlPath === undefined) {
     const fromPath = (process.env.PATH ?? '').split(delimiter).filter((directory) => isAbsolute(directory));
-    const candidates = ['/usr/bin/perl', '/bin/perl', ...fromPath.map((directory) => join(directory, 'perl'))];
+    const candidates = [
+      '/usr/bin/perl',
+      '/bin/perl',
+      ...fromPath.map((directory) => join(directory, 'perl')),
+    ];
     perlPath = candidates.find(isExecutableFile) ?? null;
   }
   return perlPath ?? undefined;

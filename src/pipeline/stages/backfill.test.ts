@@ -45,7 +45,10 @@ describe('backfillInput (step 6)', () => {
   });
 
   it('copies JSON-shaped input deeply, keeps an own "__proto__" key a key, and clones other objects', () => {
-    const parsed = JSON.parse('{"a":[{"b":1}],"__proto__":{"polluted":true},"n":null}') as Record<string, unknown>;
+    const parsed = JSON.parse('{"a":[{"b":1}],"__proto__":{"polluted":true},"n":null}') as Record<
+      string,
+      unknown
+    >;
     const copy = cloneInput(parsed);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
