@@ -176,6 +176,22 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
     () => drain(rg.path, ['--files', '--sortr', 'modified', '--glob', '**/*.ts'], root),
   );
+  // The floor under Glob's newest-first order: one stat per match, nothing else (no walk, no threads),
+  // against the same baseline. When the machine's cores are busy, Glob cannot be faster than the
+  // baseline plus this.
+  const matchList = spawnSync(rg.path, ['--files', '--glob', '**/*.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  }).stdout.split('\n');
+  matchList.pop();
+  const statsAlone = await sideBySide(
+    runs,
+    async () => {
+      for (const path of matchList) statSync(join(root, path), { throwIfNoEntry: false });
+    },
+    () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
+  );
   const globNoMatch = await sideBySide(
     runs,
     () => callTool(GlobTool, { pattern: '**/*.zzz' }, context),
@@ -201,6 +217,7 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     grepContent,
     globMatches,
     globMatchesSortedRg,
+    statsAlone: { ...statsAlone, matches: matchList.length },
     globNoMatch,
     globAgainst: globAgainstRow,
   };
@@ -386,6 +403,7 @@ async function main(): Promise<void> {
       line('Grep content vs rg', tree.grepContent, targets.grep),
       line('Glob vs rg --files --glob', tree.globMatches, targets.glob),
       line('  (reference) vs rg --sortr modified', tree.globMatchesSortedRg, targets.glob),
+      `  (floor) a stat of each of the ${tree.statsAlone.matches} matches alone: ${tree.statsAlone.toolMs} ms, ratio ${tree.statsAlone.ratio} to rg --files --glob (${tree.statsAlone.baselineMs} ms)`,
       line('Glob (no match) vs rg --files', tree.globNoMatch, targets.glob),
     );
     const against = tree.globAgainst;
