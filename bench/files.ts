@@ -188,7 +188,8 @@ async function benchSearchTree(runs: number, root: string, label: string) {
   const statsAlone = await sideBySide(
     runs,
     async () => {
-      for (const path of matchList) statSync(join(root, path), { throwIfNoEntry: false });
+      const prefix = `${root}/`;
+      for (const path of matchList) statSync(prefix + path, { throwIfNoEntry: false });
     },
     () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
   );
