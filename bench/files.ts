@@ -7,7 +7,10 @@
  *   the first read (the line index is cold: every byte before the window is counted), later reads of
  *   the same window (index warm), and a read at the end after a first read at the top (the index
  *   completed by the background worker), plus peak RSS added, measured in a separate process.
- * `npx tsx bench/files.ts [--json] [--big | --size-mb N] [--runs N] [--tree-files N] [--read-only]`
+ * `--glob-against=DIR` adds Glob from another checkout of efferent (DIR holds its `src/` and
+ * `node_modules`), run interleaved with this one and the baseline, for before/after comparisons.
+ * `npx tsx bench/files.ts [--json] [--big | --size-mb N] [--runs N] [--tree-files N] [--read-only]
+ * [--glob-against=DIR]`
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -22,8 +25,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type AnyTool, createToolUseContext, type ToolUseContext } from '../src/core/index.ts';
 import { GlobTool } from '../src/tools/glob/glob.ts';
 import { GrepTool } from '../src/tools/grep/grep.ts';
@@ -40,6 +43,7 @@ const option = (name: string, fallback: number) => {
   return index === -1 ? fallback : Number(args[index + 1]);
 };
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const globAgainst = args.find((arg) => arg.startsWith('--glob-against='))?.slice('--glob-against='.length);
 const allow = async () => ({ behavior: 'allow' as const, trace: [] });
 
 async function callTool(
@@ -69,23 +73,55 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+/** Runs the sides in turn `runs` times after a warm-up, so cache and CPU state favour none; medians. */
+async function interleaved(runs: number, sides: Array<() => Promise<unknown>>): Promise<number[]> {
+  for (const side of sides) await side();
+  const samples = sides.map((): number[] => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, side] of sides.entries()) {
+      const started = performance.now();
+      await side();
+      samples[index]?.push(performance.now() - started);
+    }
+  }
+  return samples.map(median);
+}
+
 /** Alternates the two sides `runs` times after a warm-up, so cache and CPU state favour neither. */
 async function sideBySide(runs: number, ours: () => Promise<unknown>, theirs: () => Promise<unknown>) {
-  await ours();
-  await theirs();
-  const oursMs: number[] = [];
-  const theirsMs: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    let started = performance.now();
-    await ours();
-    oursMs.push(performance.now() - started);
-    started = performance.now();
-    await theirs();
-    theirsMs.push(performance.now() - started);
-  }
-  const toolMs = median(oursMs);
-  const baselineMs = median(theirsMs);
+  const [toolMs = 0, baselineMs = 0] = await interleaved(runs, [ours, theirs]);
   return { toolMs: round(toolMs), baselineMs: round(baselineMs), ratio: round(toolMs / baselineMs, 3) };
+}
+
+/**
+ * Glob with many matches from this checkout and from `other` (another checkout's root), interleaved
+ * with the baseline in one loop.
+ */
+async function globAgainstOther(runs: number, root: string, other: string, baseline: () => Promise<unknown>) {
+  const core = (await import(pathToFileURL(join(other, 'src/core/index.ts')).href)) as {
+    createToolUseContext: typeof createToolUseContext;
+  };
+  const { GlobTool: otherGlob } = (await import(
+    pathToFileURL(join(other, 'src/tools/glob/glob.ts')).href
+  )) as {
+    GlobTool: AnyTool;
+  };
+  const otherContext = core.createToolUseContext({ cwd: root });
+  const context = createToolUseContext({ cwd: root });
+  const input = { pattern: '**/*.ts' };
+  const [toolMs = 0, otherMs = 0, baselineMs = 0] = await interleaved(runs, [
+    () => callTool(GlobTool, input, context),
+    () => callTool(otherGlob, input, otherContext),
+    baseline,
+  ]);
+  return {
+    other,
+    toolMs: round(toolMs),
+    otherMs: round(otherMs),
+    baselineMs: round(baselineMs),
+    ratio: round(toolMs / baselineMs, 3),
+    otherRatio: round(otherMs / baselineMs, 3),
+  };
 }
 
 function round(value: number, digits = 1): number {
@@ -140,11 +176,33 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
     () => drain(rg.path, ['--files', '--sortr', 'modified', '--glob', '**/*.ts'], root),
   );
+  // The floor under Glob's newest-first order: one stat per match, nothing else (no walk, no threads),
+  // against the same baseline. When the machine's cores are busy, Glob cannot be faster than the
+  // baseline plus this.
+  const matchList = spawnSync(rg.path, ['--files', '--glob', '**/*.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  }).stdout.split('\n');
+  matchList.pop();
+  const statsAlone = await sideBySide(
+    runs,
+    async () => {
+      const prefix = `${root}/`;
+      for (const path of matchList) statSync(prefix + path, { throwIfNoEntry: false });
+    },
+    () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
+  );
   const globNoMatch = await sideBySide(
     runs,
     () => callTool(GlobTool, { pattern: '**/*.zzz' }, context),
     () => drain(rg.path, ['--files', '--glob', '**/*.zzz'], root),
   );
+  const globAgainstRow = globAgainst
+    ? await globAgainstOther(runs, root, resolve(globAgainst), () =>
+        drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
+      )
+    : undefined;
   const files = Number(
     spawnSync(rg.path, ['--files', '--hidden'], {
       cwd: root,
@@ -160,7 +218,9 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     grepContent,
     globMatches,
     globMatchesSortedRg,
+    statsAlone: { ...statsAlone, matches: matchList.length },
     globNoMatch,
+    globAgainst: globAgainstRow,
   };
 }
 
@@ -344,8 +404,15 @@ async function main(): Promise<void> {
       line('Grep content vs rg', tree.grepContent, targets.grep),
       line('Glob vs rg --files --glob', tree.globMatches, targets.glob),
       line('  (reference) vs rg --sortr modified', tree.globMatchesSortedRg, targets.glob),
+      `  (floor) a stat of each of the ${tree.statsAlone.matches} matches alone: ${tree.statsAlone.toolMs} ms, ratio ${tree.statsAlone.ratio} to rg --files --glob (${tree.statsAlone.baselineMs} ms)`,
       line('Glob (no match) vs rg --files', tree.globNoMatch, targets.glob),
     );
+    const against = tree.globAgainst;
+    if (against) {
+      lines.push(
+        `  Glob vs rg --files --glob, interleaved with ${against.other}: this ${against.toolMs} ms (ratio ${against.ratio}), other ${against.otherMs} ms (ratio ${against.otherRatio}), baseline ${against.baselineMs} ms`,
+      );
+    }
   }
   lines.push(
     `Read last 2,000 lines of ${read.fileMb} MB (${read.totalLines} lines): first read (index cold) ${read.firstReadMs} ms (copying the file alone: ${read.rawCopyMs} ms), again (index warm, median of 5) ${read.warmReadMs} ms, peak RSS +${read.addedPeakRssMb} MB (targets < 100 ms, < 64 MB)`,

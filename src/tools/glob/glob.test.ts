@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,6 +159,27 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
     expect(outcome.ok && outcome.data.truncated).toBe(true);
     expect(outcome.ok && outcome.data.filenames[0]).toBe('many/f119.txt');
     expect(outcome.ok && outcome.text).toContain('truncated');
+  });
+
+  it('gives the newest 100 of thousands of matches, as a global sort by mtime and path would', async () => {
+    // Enough long paths for ripgrep's output to arrive in several pieces; many equal times, so ties
+    // are broken by path; listing order and time order unrelated.
+    const paths = Array.from(
+      { length: 3000 },
+      (_, index) => `dir${index % 13}/a-rather-long-file-name-to-fill-the-pipe-${index}.ts`,
+    );
+    const ageOf = (index: number) => ((index * 7919) % 3001) % 40;
+    await Promise.all(paths.map((path, index) => put(path, ageOf(index))));
+    const stamped = paths.map((path) => ({ path, time: statSync(join(project.root, path)).mtimeMs }));
+    const expected = stamped
+      .sort((a, b) => b.time - a.time || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .slice(0, 100)
+      .map(({ path }) => path);
+    for (const pattern of ['**/*.ts', '*.ts', 'dir*/*.ts']) {
+      const outcome = await glob({ pattern });
+      expect(outcome.ok && outcome.data.filenames, pattern).toEqual(expected);
+      expect(outcome.ok && outcome.data.truncated).toBe(true);
+    }
   });
 
   it('reports a missing directory and says when nothing matched', async () => {

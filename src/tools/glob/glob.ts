@@ -4,7 +4,15 @@ import { z } from 'zod';
 import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
 import { createDenyFilter, type DenyFilter, hiddenFilesNote } from '../shared/deny-filter.ts';
 import { displayPath } from '../shared/paths.ts';
-import { locateRipgrepForRun, runRipgrep, ripgrepErrorSummary, vcsDirectories } from '../shared/ripgrep.ts';
+import {
+  locateRipgrepForRun,
+  type RipgrepExit,
+  type RunRipgrepOptions,
+  ripgrepErrorSummary,
+  runRipgrep,
+  runRipgrepLines,
+  vcsDirectories,
+} from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { NewestFirst } from '../shared/newest-first.ts';
@@ -115,21 +123,26 @@ async function listWithRipgrep(
   // an ignore file excludes it, so with ignore files honoured the whole root is walked.
   const prefix = respect ? '' : literalPrefix(pattern);
   if (prefix) args.push('--', prefix);
-  const matches = prefiltered && ripgrepGlobIsExact(pattern) ? () => true : globMatcher(pattern);
+  const options = { cwd: root, env: context.run.env, signal: context.run.abortController.signal };
   let found = 0;
-  const exit = await runRipgrep(
-    rgPath,
-    args,
-    { cwd: root, env: context.run.env, signal: context.run.abortController.signal },
-    (line) => {
-      const path = line.startsWith('./') ? line.slice(2) : line;
-      if (!matches(path) || filter?.isHidden(join(root, path))) return true;
-      // Stat'ed now (on a stat thread), while ripgrep is still walking, for the newest-first order.
-      order.enqueue(path);
-      found++;
-      return true;
-    },
-  );
+  const exact = prefiltered && ripgrepGlobIsExact(pattern);
+  // When ripgrep's list is the whole answer, its output goes to the stat threads as it comes, undecoded:
+  // they split it into paths, stat them and send back only the newest.
+  const exit =
+    exact && !filter
+      ? await runRipgrepLines(rgPath, args, options, (lines) => {
+          order.enqueueLines(lines);
+          found += lines.length;
+        })
+      : await listMatching(
+          rgPath,
+          args,
+          options,
+          exact ? () => true : globMatcher(pattern),
+          filter,
+          order,
+          () => found++,
+        );
   // A missing literal prefix directory is simply no match.
   if (
     exit.exitCode === 2 &&
@@ -139,6 +152,26 @@ async function listWithRipgrep(
   ) {
     throw new EfferentError(ErrorCodes.toolFailed, `Glob failed: ${ripgrepErrorSummary(exit.stderr)}`);
   }
+}
+
+/** Lists with ripgrep, keeping the paths `matches` accepts and the deny rules don't hide. */
+function listMatching(
+  rgPath: string,
+  args: string[],
+  options: RunRipgrepOptions,
+  matches: (path: string) => boolean,
+  filter: DenyFilter | undefined,
+  order: NewestFirst,
+  onFound: () => void,
+): Promise<RipgrepExit> {
+  return runRipgrep(rgPath, args, options, (line) => {
+    const path = line.startsWith('./') ? line.slice(2) : line;
+    if (!matches(path) || filter?.isHidden(join(options.cwd, path))) return true;
+    // Stat'ed now (on a stat thread), while ripgrep is still walking, for the newest-first order.
+    order.enqueue(path);
+    onFound();
+    return true;
+  });
 }
 
 async function listWithJs(

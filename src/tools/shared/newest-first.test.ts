@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NewestFirst, newestFirst } from './newest-first.ts';
+import { linesOf, NewestFirst, newestFirst } from './newest-first.ts';
 
 let root: string;
 beforeEach(async () => {
@@ -75,9 +75,20 @@ describe('NewestFirst with stat threads', () => {
           for (const name of listed) threaded.enqueue(name);
           await threaded.settled();
           expect(threaded.ordered()).toEqual(expected);
+          // The same listing as ripgrep's output, cut into pieces of whole lines (about batchSize / 8
+          // lines each, some with a leading ./), stat'ed on the threads, which send back only each
+          // piece's newest.
+          const fromLines = new NewestFirst(root, limit);
+          const lines = listed.map((name, index) => (index % 3 === 0 ? `./${name}\n` : `${name}\n`));
+          const perPiece = Math.max(1, Math.ceil(batchSize / 8));
+          for (let start = 0; start < lines.length; start += perPiece)
+            fromLines.enqueueLines(Buffer.from(lines.slice(start, start + perPiece).join('')));
+          await fromLines.settled();
+          expect(fromLines.ordered()).toEqual(expected);
           const inline = new NewestFirst(root, limit);
           for (const name of listed) inline.add(name);
           expect(inline.ordered()).toEqual(expected);
+          expect(linesOf(Buffer.from(lines.join('')))).toEqual(listed);
         },
       ),
       { numRuns: 60 },

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
-import { sharedStatPool } from './stat-pool.ts';
+import { type StampedPaths, type StatBatch, sharedStatPool } from './stat-pool.ts';
 
 /** A file's modification time; a file that vanished or can't be read counts as oldest. */
 function mtimeOf(path: string): number {
@@ -77,6 +77,16 @@ export class NewestFirst {
     }
   }
 
+  /**
+   * Like {@link enqueue} for many paths at once: `lines` holds whole `\n`-ended lines of paths as
+   * ripgrep prints them (relative to the root, a leading `./` dropped), and is handed to a stat thread
+   * as it is, which decodes and stats them and sends back only the newest of them, so the main thread
+   * never makes a string per path. Without stat threads, the lines are decoded and stat'ed here.
+   */
+  readonly enqueueLines = (lines: Uint8Array): void => {
+    if (lines.length > 0) this.send({ lines });
+  };
+
   private queued: string[] = [];
   private batches: Promise<void>[] = [];
 
@@ -84,23 +94,40 @@ export class NewestFirst {
     if (this.queued.length === 0) return;
     const paths = this.queued;
     this.queued = [];
+    this.send({ paths });
+  }
+
+  /**
+   * Stats a batch on a stat thread, which returns only the batch's newest `limit` (any path among the
+   * newest `limit` overall is among the newest of its own batch), or here when there are no threads.
+   */
+  private send(batch: StatBatch): void {
     const pool = sharedStatPool();
     if (!pool) {
-      for (const path of paths) this.add(path);
+      this.addBatch(batch);
       return;
     }
+    const limit = Number.isFinite(this.limit) ? this.limit : undefined;
     this.batches.push(
-      pool.mtimes(this.prefix, paths).then(
-        (times) => {
-          for (let index = 0; index < paths.length; index++)
-            this.addTimed(paths[index] as string, times[index] as number);
-        },
-        // A stat thread that failed: these paths are stat'ed here instead.
-        () => {
-          for (const path of paths) this.add(path);
-        },
+      pool.newest(this.prefix, batch, limit).then(
+        (stamped) => this.addStamped(stamped),
+        // A stat thread that failed: the batch is stat'ed here instead.
+        () => this.addBatch(batch),
       ),
     );
+  }
+
+  private addStamped({ paths, times }: StampedPaths): void {
+    for (let index = 0; index < paths.length; index++)
+      this.addTimed(paths[index] as string, times[index] as number);
+  }
+
+  private addBatch(batch: StatBatch): void {
+    if ('paths' in batch) {
+      for (const path of batch.paths) this.add(path);
+      return;
+    }
+    for (const line of linesOf(batch.lines)) this.add(line);
   }
 
   /** Keeps `path`, modified at `time`, if it can still be returned. */
@@ -121,6 +148,13 @@ export class NewestFirst {
     for (let index = 0; index < count; index++) paths[index] = (sorted[index] as Stamped).path;
     return paths;
   }
+}
+
+/** The paths in whole `\n`-ended lines of ripgrep's output, a leading `./` dropped. */
+export function linesOf(bytes: Uint8Array): string[] {
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n');
+  lines.pop();
+  return lines.map((line) => (line.startsWith('./') ? line.slice(2) : line));
 }
 
 /** Paths per batch sent to a stat thread. */

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { locateRipgrep } from './ripgrep.ts';
+import { locateRipgrep, runRipgrep, runRipgrepLines } from './ripgrep.ts';
 
 let scratch: string;
 beforeEach(async () => {
@@ -38,5 +38,25 @@ describe('locateRipgrep picks the fastest correct source', () => {
     const ancient = await fakeSystemRipgrep('12.1.1');
     expect(await locateRipgrep({ PATH: ancient, EFFERENT_RG: 'system' })).toEqual({ source: 'js' });
     expect(await locateRipgrep({ PATH: ancient })).toMatchObject({ source: 'bundled' });
+  });
+});
+
+describe('runRipgrepLines', () => {
+  it('hands over whole lines in pieces, the same lines runRipgrep gives, a last unended line included', async () => {
+    // A program that prints 200,000 numbered lines (several pipe reads) and a last line without a newline.
+    const script = 'seq 1 200000; printf "last"';
+    const lines: string[] = [];
+    await runRipgrep('sh', ['-c', script], { cwd: scratch }, (line) => void lines.push(line));
+    const pieces: Buffer[] = [];
+    const exit = await runRipgrepLines('sh', ['-c', script], { cwd: scratch }, (piece) =>
+      pieces.push(Buffer.from(piece)),
+    );
+    expect(exit.exitCode).toBe(0);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) expect(piece.at(-1)).toBe(0x0a);
+    const text = Buffer.concat(pieces).toString('utf8');
+    expect(text.split('\n').slice(0, -1)).toEqual(lines);
+    expect(lines.at(-1)).toBe('last');
+    expect(lines).toHaveLength(200_001);
   });
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { access, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { ToolUseContext } from '../../core/index.ts';
 import { canonicalPath, workingDirectories } from './paths.ts';
 
@@ -155,16 +156,22 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
 }
 
+/** What a ripgrep run does with its stdout: `data` returns false to stop; `end` once it is closed. */
+interface StdoutReader {
+  data(chunk: Buffer): boolean;
+  end(): void;
+}
+
 /**
- * Runs ripgrep and hands each stdout line to `onLine` as it arrives; returning `false` stops reading
- * and kills the process, so a search never holds more output than its caller keeps. Stdin is closed
- * (ripgrep would otherwise search it). Rejects only when the process cannot start or the signal aborts.
+ * Runs ripgrep, handing its stdout to `reader`; a `false` from it stops reading and kills the process,
+ * so a search never holds more output than its caller keeps. Stdin is closed (ripgrep would otherwise
+ * search it). Rejects only when the process cannot start or the signal aborts.
  */
-export function runRipgrep(
+function runRipgrepProcess(
   rgPath: string,
   args: readonly string[],
   options: RunRipgrepOptions,
-  onLine: (line: string) => boolean | undefined,
+  reader: StdoutReader,
 ): Promise<RipgrepExit> {
   return new Promise((resolve, reject) => {
     options.signal?.throwIfAborted();
@@ -174,7 +181,6 @@ export function runRipgrep(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    let carry = '';
     let stopped = false;
     const onAbort = () => child.kill('SIGKILL');
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -184,20 +190,8 @@ export function runRipgrep(
       child.stdout?.destroy();
       child.kill('SIGKILL');
     };
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => {
-      if (stopped) return;
-      const text = carry + chunk;
-      let start = 0;
-      for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
-        const line = text.slice(start, end);
-        start = end + 1;
-        if (onLine(line) === false) {
-          stop();
-          return;
-        }
-      }
-      carry = text.slice(start);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (!stopped && !reader.data(chunk)) stop();
     });
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
@@ -213,9 +207,67 @@ export function runRipgrep(
         reject(options.signal.reason);
         return;
       }
-      if (!stopped && carry !== '') onLine(carry);
+      if (!stopped) reader.end();
       resolve({ exitCode: stopped ? null : code, stderr, stoppedEarly: stopped });
     });
+  });
+}
+
+/**
+ * Runs ripgrep and hands each stdout line to `onLine` as it arrives; returning `false` stops reading
+ * and kills the process, so a search never holds more output than its caller keeps. Stdin is closed
+ * (ripgrep would otherwise search it). Rejects only when the process cannot start or the signal aborts.
+ */
+export function runRipgrep(
+  rgPath: string,
+  args: readonly string[],
+  options: RunRipgrepOptions,
+  onLine: (line: string) => boolean | undefined,
+): Promise<RipgrepExit> {
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  return runRipgrepProcess(rgPath, args, options, {
+    data(chunk) {
+      const text = carry + decoder.write(chunk);
+      let start = 0;
+      for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+        const line = text.slice(start, end);
+        start = end + 1;
+        if (onLine(line) === false) return false;
+      }
+      carry = text.slice(start);
+      return true;
+    },
+    end() {
+      carry += decoder.end();
+      if (carry !== '') onLine(carry);
+    },
+  });
+}
+
+/**
+ * Like {@link runRipgrep}, but hands stdout over undecoded, in pieces of whole lines (each piece's
+ * bytes end with `\n`; a last line without one is given one): for callers that pass the output on in
+ * bulk rather than looking at each line.
+ */
+export function runRipgrepLines(
+  rgPath: string,
+  args: readonly string[],
+  options: RunRipgrepOptions,
+  onLines: (lines: Buffer) => void,
+): Promise<RipgrepExit> {
+  let carry: Buffer | undefined;
+  return runRipgrepProcess(rgPath, args, options, {
+    data(chunk) {
+      const bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
+      const cut = bytes.lastIndexOf(0x0a) + 1;
+      carry = cut < bytes.length ? Buffer.from(bytes.subarray(cut)) : undefined;
+      if (cut > 0) onLines(bytes.subarray(0, cut));
+      return true;
+    },
+    end() {
+      if (carry) onLines(Buffer.concat([carry, Buffer.from('\n')]));
+    },
   });
 }
 
