@@ -4,10 +4,10 @@
 // command's time. Packages with native code, WebAssembly located at run time, or that are loaded only
 // on use stay external.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transformSync } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,6 +28,60 @@ const zodEnglishOnly = {
     }));
   },
 };
+// zod as efferent uses it. `import { z } from 'zod'` gives the whole namespace, which esbuild must keep
+// whole: dates, coercion, `z.compile`'s code generator, `fromJSONSchema`, ... half of zod's bundled
+// size, parsed and evaluated at every import for nothing. Our sources' `import { z } from 'zod'` gets
+// an object holding the runtime members they name (`z.object`, `z.toJSONSchema`, ...), found in their
+// code with the types removed, so esbuild drops the rest of zod. Schemas, their methods and a caller's
+// own zod schemas work as before: nothing of zod changes, only what is reachable. Any other import
+// from 'zod', or a name zod does not export, fails the build.
+const sourceDirectory = join(root, 'src');
+
+function sourceFiles(directory) {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** The `z.name` members our sources use at run time (`z.core.$ZodIssue` in a type names nothing). */
+function zodMembersUsed(zodNamespace) {
+  const names = new Set();
+  for (const path of sourceFiles(sourceDirectory)) {
+    const code = transformSync(readFileSync(path, 'utf8'), { loader: 'ts', sourcefile: path }).code;
+    const imports = code.match(/^import[^;]*from "zod";$/gm) ?? [];
+    if (imports.length === 0) continue;
+    if (imports.some((statement) => statement !== 'import { z } from "zod";'))
+      throw new Error(
+        `${path}: the bundles give sources zod's \`z\` alone; write import { z } from 'zod' and z.name.`,
+      );
+    for (const [, name] of code.matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) {
+      if (!(name in zodNamespace)) throw new Error(`${path}: z.${name} is not part of zod.`);
+      names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+const zodAsUsed = {
+  name: 'zod-as-used',
+  setup(builder) {
+    builder.onResolve({ filter: /^zod$/ }, (args) =>
+      args.importer.startsWith(sourceDirectory) ? { path: 'zod', namespace: 'zod-as-used' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-as-used' }, async () => {
+      const members = zodMembersUsed((await import('zod')).z);
+      const imported = members.map((name) => `${name} as zod_${name}`).join(', ');
+      const fields = members.map((name) => `${name}: zod_${name}`).join(', ');
+      return {
+        contents: `import { ${imported} } from 'zod';\nexport const z = { ${fields} };\n`,
+        resolveDir: root,
+      };
+    });
+  },
+};
+
 // Node decodes a module's file as UTF-8 and V8 keeps and scans the source as one-byte text only when
 // every character is ASCII: one `…` in a comment made the library's 1.5 MB twice the memory and about
 // 10 ms slower to decode and parse at every import. esbuild escapes strings but keeps comments and
@@ -63,7 +117,7 @@ const built = await build({
   format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, zodAsUsed],
   define: { 'import.meta.url': 'efferentBundleUrl' },
   banner: { js: "var efferentBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   external: [
@@ -118,7 +172,7 @@ const library = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  plugins: [zodEnglishOnly, otherPackagesExternal],
+  plugins: [zodEnglishOnly, zodAsUsed, otherPackagesExternal],
   logLevel: 'warning',
   write: false,
 });
