@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Api from '../../src/index.ts';
 
 /**
- * The library bundle gives efferent's sources a `z` holding only the zod members they use (the rest of
+ * The library bundle (dist/bundle/, minified, with source maps) gives efferent's sources a `z` holding only the zod members they use (the rest of
  * zod is left out of the bundle). Everything zod does for efferent must come out the same as with
  * the whole zod package the sources import: the tools' JSON schemas, the issues of bad inputs, and
  * settings files read leniently (zod schemas walked member by member).
@@ -85,5 +85,21 @@ describe('the library bundle with the zod members efferent uses', () => {
     expect(JSON.parse(JSON.stringify(await bundle.loadSettings(options)))).toEqual(
       JSON.parse(JSON.stringify(expected)),
     );
+  });
+
+  it('names efferent functions in stack traces, and src/ lines with --enable-source-maps', () => {
+    const script = `const { createSession } = await import(${JSON.stringify(pathToFileURL(bundleEntry).href)});
+try { await createSession({ cwd: ${JSON.stringify(join(scratch, 'missing'))} }); } catch (error) { console.log(error.stack); }`;
+    const plain = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(plain.stdout).toContain('the working directory');
+    expect(plain.stdout).toMatch(/at checkWorkingDirectory \(file:.*dist\/bundle\/index\.js:\d+:\d+\)/);
+    const mapped = spawnSync(
+      process.execPath,
+      ['--enable-source-maps', '--input-type=module', '-e', script],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(mapped.stdout).toMatch(/at checkWorkingDirectory \(.*src\/agent\/session-setup\.ts:\d+:\d+\)/);
   });
 });
