@@ -8,17 +8,21 @@
  * Targets: installed <= 60 MB; cold import <= 150 ms over `node -e 0` where the AI SDK took 83 ms,
  * held here as <= 0.55x `import('ai')` (wall and CPU). Needs `npm run build` first (it imports the
  * built entry, dist/bundle/index.js).
- * `npx tsx bench/package.ts [--json] [--runs N]`
+ * `--against DIR` adds another checkout's built entry (DIR/dist/bundle/index.js, built there), interleaved
+ * in the same run, to compare two builds side by side.
+ * `npx tsx bench/package.ts [--json] [--runs N] [--against DIR]`
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const runsIndex = args.indexOf('--runs');
 const runs = runsIndex === -1 ? 11 : Number(args[runsIndex + 1]);
+const againstIndex = args.indexOf('--against');
+const against = againstIndex === -1 ? undefined : args[againstIndex + 1];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const modules = join(root, 'node_modules');
 
@@ -82,6 +86,20 @@ const cases: Record<string, string[]> = {
   "import('efferent')": ['--input-type=module', '-e', `await import(${JSON.stringify(entry)})${printCpu}`],
   "import('ai')": ['--input-type=module', '-e', `await import('ai')${printCpu}`],
 };
+if (against) {
+  const otherEntry = join(resolve(against), 'dist', 'bundle', 'index.js');
+  if (!existsSync(otherEntry)) {
+    process.stderr.write(
+      `--against ${against}: ${otherEntry} does not exist; run \`npm run build\` there first.\n`,
+    );
+    process.exit(1);
+  }
+  cases['import(--against)'] = [
+    '--input-type=module',
+    '-e',
+    `await import(${JSON.stringify(otherEntry)})${printCpu}`,
+  ];
+}
 const wall: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 for (let run = 0; run < runs; run++) {
