@@ -1,20 +1,29 @@
 /**
  * The package as a user installs it: installed size with the default features (the packed tarball
  * plus the production dependency closure, optional peers left out) and cold `import('efferent')`
- * against `node -e 0` and a cold `import('ai')`, side by side in one run, interleaved.
- * Targets: installed ≤ 60 MB; cold import ≤ 150 ms on an idle machine (the ratio to `node -e 0`
- * is the load-independent number). Needs `npm run build` first (it imports the built entry, dist/bundle/index.js).
- * `npx tsx bench/package.ts [--json] [--runs N]`
+ * against `node -e 0` and a cold `import('ai')` (the Vercel AI SDK), side by side in one run,
+ * interleaved. Each import is reported as wall time over `node -e 0`, CPU time over `node -e 0`
+ * (the process's own user + system time, less sensitive to other load) and as a ratio to
+ * `import('ai')` in the same run, the number that carries from one machine to another.
+ * Targets: installed <= 60 MB; cold import <= 150 ms over `node -e 0` where the AI SDK took 83 ms,
+ * held here as <= 0.55x `import('ai')` (wall and CPU). Needs `npm run build` first (it imports the
+ * built entry, dist/bundle/index.js).
+ * `--against DIR` adds another checkout's built entry (DIR/dist/bundle/index.js, built there), interleaved
+ * in the same run, to compare two builds side by side.
+ * `npx tsx bench/package.ts [--json] [--runs N] [--against DIR]`
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const runsIndex = args.indexOf('--runs');
 const runs = runsIndex === -1 ? 11 : Number(args[runsIndex + 1]);
+const againstIndex = args.indexOf('--against');
+const against = againstIndex === -1 ? undefined : args[againstIndex + 1];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const modules = join(root, 'node_modules');
 
@@ -71,33 +80,77 @@ if (!existsSync(entry)) {
   process.stderr.write('bench/package.ts imports dist/: run `npm run build` first.\n');
   process.exit(1);
 }
+// Each process prints its own CPU time (user + system, in ms) as its last act.
+const printCpu = ';const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000));';
 const cases: Record<string, string[]> = {
-  'node -e 0': ['-e', '0'],
-  "import('efferent')": ['--input-type=module', '-e', `await import(${JSON.stringify(entry)})`],
-  "import('ai')": ['--input-type=module', '-e', "await import('ai')"],
+  'node -e 0': ['--input-type=module', '-e', `0${printCpu}`],
+  "import('efferent')": ['--input-type=module', '-e', `await import(${JSON.stringify(entry)})${printCpu}`],
+  "import('ai')": ['--input-type=module', '-e', `await import('ai')${printCpu}`],
 };
-const times: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+// A first useful call too: what is built on first use (tool schemas, the grammar, settings) is paid
+// here, so an import made cheaper by moving work to the session shows up as no cheaper in this row.
+const sessionDirectory = mkdtempSync(join(tmpdir(), 'efferent-bench-package-'));
+const sessionScript = (file: string) =>
+  `const { createSession } = await import(${JSON.stringify(file)}); const session = await createSession({ cwd: ${JSON.stringify(sessionDirectory)}, home: ${JSON.stringify(sessionDirectory)} }); await session.dispose()${printCpu}`;
+cases['import + createSession'] = ['--input-type=module', '-e', sessionScript(entry)];
+if (against) {
+  const otherEntry = join(resolve(against), 'dist', 'bundle', 'index.js');
+  if (!existsSync(otherEntry)) {
+    process.stderr.write(
+      `--against ${against}: ${otherEntry} does not exist; run \`npm run build\` there first.\n`,
+    );
+    process.exit(1);
+  }
+  cases['import(--against)'] = [
+    '--input-type=module',
+    '-e',
+    `await import(${JSON.stringify(otherEntry)})${printCpu}`,
+  ];
+  cases['import + createSession (--against)'] = ['--input-type=module', '-e', sessionScript(otherEntry)];
+}
+const wall: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 for (let run = 0; run < runs; run++) {
   for (const [name, argv] of Object.entries(cases)) {
     const started = performance.now();
     const result = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${name} failed: ${result.stderr}`);
-    times[name]?.push(performance.now() - started);
+    wall[name]?.push(performance.now() - started);
+    cpu[name]?.push(Number(result.stdout));
   }
 }
+rmSync(sessionDirectory, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const base = median(times['node -e 0'] ?? []);
+const base = median(wall['node -e 0'] ?? []);
+const cpuBase = median(cpu['node -e 0'] ?? []);
+const over = (name: string) => ({
+  wallMs: median(wall[name] ?? []) - base,
+  cpuMs: median(cpu[name] ?? []) - cpuBase,
+});
+const ai = over("import('ai')");
 const imports = Object.fromEntries(
-  Object.entries(times).map(([name, values]) => [
-    name,
-    { medianMs: median(values), importMs: median(values) - base },
-  ]),
+  Object.keys(cases).map((name) => {
+    const { wallMs, cpuMs } = over(name);
+    return [
+      name,
+      {
+        medianMs: median(wall[name] ?? []),
+        importMs: wallMs,
+        cpuMedianMs: median(cpu[name] ?? []),
+        importCpuMs: cpuMs,
+        toAi: name === 'node -e 0' ? undefined : wallMs / ai.wallMs,
+        cpuToAi: name === 'node -e 0' ? undefined : cpuMs / ai.cpuMs,
+      },
+    ];
+  }),
 );
+const efferent = imports["import('efferent')"];
+const targetMet = (efferent?.toAi ?? Infinity) <= 0.55 && (efferent?.cpuToAi ?? Infinity) <= 0.55;
 const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
 
 if (json) {
   process.stdout.write(
-    `${JSON.stringify({ installedMB: mb(installed), tarballMB: mb(own?.size ?? 0), dependencies: bySize.map((d) => ({ name: d.name, mb: mb(d.bytes) })), imports }, null, 2)}\n`,
+    `${JSON.stringify({ installedMB: mb(installed), tarballMB: mb(own?.size ?? 0), dependencies: bySize.map((d) => ({ name: d.name, mb: mb(d.bytes) })), imports, importTargetMet: targetMet }, null, 2)}\n`,
   );
 } else {
   process.stdout.write(
@@ -106,9 +159,17 @@ if (json) {
   for (const dependency of bySize.slice(0, 8))
     process.stdout.write(`  ${dependency.name}: ${mb(dependency.bytes)} MB\n`);
   for (const [name, value] of Object.entries(imports)) {
+    const ratios =
+      value.toAi === undefined
+        ? ''
+        : `; ${value.toAi.toFixed(2)}x import('ai') wall, ${(value.cpuToAi ?? 0).toFixed(2)}x CPU`;
     process.stdout.write(
-      `${name.padEnd(20)} median ${value.medianMs.toFixed(0)} ms, ${value.importMs.toFixed(0)} ms over node -e 0\n`,
+      `${name.padEnd(34)} median ${value.medianMs.toFixed(0)} ms (CPU ${value.cpuMedianMs.toFixed(0)} ms), ` +
+        `over node -e 0: ${value.importMs.toFixed(0)} ms (CPU ${value.importCpuMs.toFixed(0)} ms)${ratios}\n`,
     );
   }
-  process.stdout.write('cold import target: ≤ 150 ms over node -e 0 on an idle machine\n');
+  process.stdout.write(
+    `cold import target: <= 150 ms over node -e 0 where import('ai') takes 83 ms; here <= 0.55x import('ai') ` +
+      `in the same run, wall and CPU: ${targetMet ? 'met' : 'not met'}\n`,
+  );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildTool, defaultMaxResultSizeChars } from './build-tool.ts';
+import { buildTool, defaultMaxResultSizeChars, lazySchema } from './build-tool.ts';
 import { createToolUseContext } from './context.ts';
 
 const minimal = buildTool({
@@ -98,5 +98,32 @@ describe('buildTool defaults fail closed', () => {
     });
     expect(tool.isConcurrencySafe({ path: 'a' })).toBe(true);
     expect(tool.isReadOnly({ path: 'a' })).toBe(true);
+  });
+});
+
+describe('an input schema given as a getter', () => {
+  it('is built at its first use, once, and is then the tool schema', () => {
+    let built = 0;
+    const schema = lazySchema(() => {
+      built += 1;
+      return z.strictObject({ value: z.string() });
+    });
+    const tool = buildTool({
+      name: 'Lazy',
+      get inputSchema() {
+        return schema();
+      },
+      prompt: 'A tool whose schema is built on use.',
+      async call(input) {
+        return { data: input.value };
+      },
+    });
+    expect(built).toBe(0);
+    expect(Object.keys(tool)).toContain('inputSchema');
+    expect(tool.inputSchema.safeParse({ value: 'x' }).success).toBe(true);
+    expect(tool.inputSchema.safeParse({ value: 1 }).success).toBe(false);
+    expect(tool.inputSchema).toBe(schema());
+    expect({ ...tool }.inputSchema).toBe(schema());
+    expect(built).toBe(1);
   });
 });

@@ -17,7 +17,11 @@ import type {
 export interface ToolDefinition<Input extends Record<string, unknown>, Output, Progress = never> {
   /** The name the model sees: `^[a-zA-Z0-9_-]{1,64}$`, unique in the session's pool. */
   name: string;
-  /** Validates the model's input at run time; its JSON Schema is what the model is shown. */
+  /**
+   * Validates the model's input at run time; its JSON Schema is what the model is shown. May be a
+   * getter (`get inputSchema() { return schema(); }`, with {@link lazySchema}): the tool keeps it,
+   * so the schema is built when first used rather than when the tool's module loads.
+   */
   inputSchema: z.ZodType<Input>;
   /** The description the model reads: when to use the tool, what it returns, its limits. */
   prompt: string | ((options: PromptOptions) => string | Promise<string>);
@@ -105,6 +109,18 @@ export function defaultResultBlock(output: unknown, toolUseId: string): ToolResu
 }
 
 /**
+ * A schema built by its first caller and kept: the built-in tools' schemas are hundreds of zod
+ * objects, which importing efferent would otherwise build for every process, used or not.
+ */
+export function lazySchema<Schema>(build: () => Schema): () => Schema {
+  let schema: Schema | undefined;
+  return () => {
+    schema ??= build();
+    return schema;
+  };
+}
+
+/**
  * The only way to make a tool. Defaults fail closed: not concurrency-safe, not read-only, not
  * destructive, classifier input '' (the classifier skips it, so the general system decides), and
  * `checkPermissions` = passthrough ("no tool-specific objection", never an unconditional allow).
@@ -116,11 +132,13 @@ export function buildTool<Input extends Record<string, unknown>, Output, Progres
     throw new TypeError(`Tool name "${definition.name}" must match ${toolNamePattern} (provider limit).`);
   }
   const { prompt } = definition;
+  const schemaGetter = Object.getOwnPropertyDescriptor(definition, 'inputSchema')?.get;
   const tool: Tool<Input, Output, Progress> = {
     name: definition.name,
     aliases: definition.aliases ?? [],
     searchHint: definition.searchHint,
-    inputSchema: definition.inputSchema,
+    // A getter stays one (defined below, in this same place among the keys): reading it here would build the schema.
+    inputSchema: schemaGetter ? (undefined as unknown as z.ZodType<Input>) : definition.inputSchema,
     inputJSONSchema: definition.inputJSONSchema,
     strict: definition.strict ?? false,
     prompt: async (options) => (typeof prompt === 'string' ? prompt : await prompt(options)),
@@ -144,6 +162,12 @@ export function buildTool<Input extends Record<string, unknown>, Output, Progres
     userFacingName: definition.userFacingName ?? (() => definition.name),
     mcpInfo: definition.mcpInfo,
   };
+  if (schemaGetter)
+    Object.defineProperty(tool, 'inputSchema', {
+      get: () => schemaGetter.call(definition),
+      enumerable: true,
+      configurable: true,
+    });
   if (definition.renderToolUse) tool.renderToolUse = definition.renderToolUse;
   if (definition.renderResult) tool.renderResult = definition.renderResult;
   if (definition.prepare) tool.prepare = definition.prepare;

@@ -1,5 +1,5 @@
 import type { SessionResource, SessionResourceKey, ToolUseContext } from '../core/index.ts';
-import { type HostResolver, SandboxProxy } from './network/proxy.ts';
+import type { HostResolver, SandboxProxy } from './network/proxy.ts';
 import type { NetworkPolicy } from './network/network-policy.ts';
 
 /**
@@ -45,6 +45,9 @@ export async function startCallProxy(
     ? override
     : context.run.resources?.peek(sandboxConfigurationKey)?.configuration;
   if (!configured?.network) return undefined;
+  // Loaded with the first call that needs it: the proxy and its DNS and address checks are not part
+  // of importing efferent.
+  const { SandboxProxy } = await import('./network/proxy.ts');
   const proxy = await SandboxProxy.start(
     configured.network,
     configured.resolve ? { resolve: configured.resolve } : {},

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NetworkPolicy } from './network/network-policy.ts';
-import { type HostResolver, SandboxProxy } from './network/proxy.ts';
+import type { HostResolver, SandboxProxy } from './network/proxy.ts';
 import { tmpFootprint } from './program-footprint.ts';
 import { buildSandboxInvocation, probeSandbox } from './sandbox.ts';
 
@@ -69,8 +69,10 @@ export async function prepareSandboxedProcess(spec: SandboxedProcessSpec): Promi
   mkdirSync(privateTmp, { mode: 0o700 });
   let proxy: SandboxProxy | undefined;
   try {
-    if (spec.network)
+    if (spec.network) {
+      const { SandboxProxy } = await import('./network/proxy.ts');
       proxy = await SandboxProxy.start(spec.network, spec.resolve ? { resolve: spec.resolve } : {});
+    }
     // Seatbelt has no network namespace to put a relay in: the process reaches a loopback port.
     const proxyPort = proxy && process.platform === 'darwin' ? await proxy.listenLoopback() : undefined;
     const invocation = buildSandboxInvocation(

@@ -1,3 +1,5 @@
+import { groupDigits } from '../shared/group-digits.ts';
+
 /** The Bash tool's name as the model sees it (and as permission rules spell it). */
 export const bashToolName = 'Bash';
 
@@ -65,7 +67,7 @@ Before you use it:
 
 Parameters:
 - command: the command line.
-- timeout: milliseconds, default ${bashDefaultTimeoutMs.toLocaleString('en-US')}, at most ${bashMaxTimeoutMs.toLocaleString('en-US')} (larger values are lowered). A command still running at its timeout keeps running as a background task instead of being killed (you get its task id); commands that begin with sleep, commands that mention git, and lines the analyser cannot read are stopped instead.
+- timeout: milliseconds, default ${groupDigits(bashDefaultTimeoutMs)}, at most ${groupDigits(bashMaxTimeoutMs)} (larger values are lowered). A command still running at its timeout keeps running as a background task instead of being killed (you get its task id); commands that begin with sleep, commands that mention git, and lines the analyser cannot read are stopped instead.
 - description: a short active-voice summary of what the command does (5–10 words), e.g. "List files in src", "Run the unit tests".
 - run_in_background: true starts the command and returns a task id at once; read its output with TaskOutput and stop it with TaskStop. Use it for servers, watchers and long builds. Do not add & at the end yourself: processes left behind by a finished command are stopped.
 

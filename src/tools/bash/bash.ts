@@ -12,6 +12,7 @@ import {
   type ToolProgress,
   type ToolResult,
   type ToolUseContext,
+  lazySchema,
 } from '../../core/index.ts';
 import { createBeneath } from '../../core/session-files.ts';
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
@@ -58,32 +59,36 @@ import {
 import { isPreparedShellCommand, type PreparedShellCommand, prepareShellCommand } from '../../shell/index.ts';
 
 /** The Bash tool's input. `_simulatedSedEdit` is internal: set only by an approved sed preview. */
-export const bashInputSchema = z.strictObject({
-  command: z.string().min(1).describe('The command to run'),
-  timeout: z
-    .number()
-    .optional()
-    .describe(`Optional timeout in milliseconds (default ${bashDefaultTimeoutMs}, max ${bashMaxTimeoutMs})`),
-  description: z.string().optional().describe('What the command does, in 5-10 words of active voice'),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe('Run the command in the background and return a task id to read with TaskOutput'),
-  dangerouslyDisableSandbox: z
-    .boolean()
-    .optional()
-    .describe('Run outside the OS sandbox (the user is asked to approve)'),
-  _simulatedSedEdit: z
-    .object({ filePath: z.string(), newContent: z.string() })
-    .optional()
-    .describe('Internal: the approved result of a sed edit preview'),
-});
+export const bashInputSchema = lazySchema(() =>
+  z.strictObject({
+    command: z.string().min(1).describe('The command to run'),
+    timeout: z
+      .number()
+      .optional()
+      .describe(
+        `Optional timeout in milliseconds (default ${bashDefaultTimeoutMs}, max ${bashMaxTimeoutMs})`,
+      ),
+    description: z.string().optional().describe('What the command does, in 5-10 words of active voice'),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe('Run the command in the background and return a task id to read with TaskOutput'),
+    dangerouslyDisableSandbox: z
+      .boolean()
+      .optional()
+      .describe('Run outside the OS sandbox (the user is asked to approve)'),
+    _simulatedSedEdit: z
+      .object({ filePath: z.string(), newContent: z.string() })
+      .optional()
+      .describe('Internal: the approved result of a sed edit preview'),
+  }),
+);
 
 /** What a Bash call returns. */
 export type BashOutput = ShellOutput;
 
 /** Parsed Bash input. */
-export type BashInput = z.infer<typeof bashInputSchema>;
+export type BashInput = z.infer<ReturnType<typeof bashInputSchema>>;
 
 /** How a Bash tool instance runs commands. */
 export interface BashToolOptions {
@@ -364,7 +369,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
   return buildTool<BashInput, ShellOutput, ShellProgress>({
     name: bashToolName,
     searchHint: 'execute shell commands',
-    inputSchema: bashInputSchema,
+    get inputSchema() {
+      return bashInputSchema();
+    },
     maxResultSizeChars: 30_000,
     prompt: () => {
       const sandbox = mode === 'off' ? 'off' : probe().available ? 'on' : 'unavailable';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool, takeCheckedPath } from '../../core/index.ts';
+import { buildTool, takeCheckedPath, lazySchema } from '../../core/index.ts';
 import {
   commitEditPlan,
   describeEditOutput,
@@ -10,19 +10,21 @@ import {
 import { editPrompt } from './edit.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 
-const inputSchema = z.strictObject({
-  file_path: z.string().describe('The absolute path to the file to modify'),
-  old_string: z.string().describe('The text to replace'),
-  new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
-  replace_all: z
-    .boolean()
-    .default(false)
-    .optional()
-    .describe('Replace all occurrences of old_string (default false)'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    file_path: z.string().describe('The absolute path to the file to modify'),
+    old_string: z.string().describe('The text to replace'),
+    new_string: z.string().describe('The text to replace it with (must be different from old_string)'),
+    replace_all: z
+      .boolean()
+      .default(false)
+      .optional()
+      .describe('Replace all occurrences of old_string (default false)'),
+  }),
+);
 
 /** Edit's input. */
-export type EditInput = z.infer<typeof inputSchema>;
+export type EditInput = z.infer<ReturnType<typeof inputSchema>>;
 
 const toEdit = (input: EditInput) => ({
   old_string: input.old_string,
@@ -34,7 +36,9 @@ const toEdit = (input: EditInput) => ({
 export const EditTool = buildTool<EditInput, EditOutput>({
   name: 'Edit',
   searchHint: 'modify file contents in place by exact string replacement',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: editPrompt,
   description: (input) => (input.file_path ? `Edit ${input.file_path}` : 'Edit a file'),
   userFacingName: () => 'Edit',

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { z } from 'zod';
-import { buildTool, EfferentError, ErrorCodes, type ToolUseContext } from '../../core/index.ts';
+import { buildTool, EfferentError, ErrorCodes, type ToolUseContext, lazySchema } from '../../core/index.ts';
 import { isPathInside } from '../shared/paths.ts';
 import { locateRipgrepForRun, ripgrepErrorSummary, runRipgrep } from '../shared/ripgrep.ts';
 import { resolveSearchTarget } from '../shared/search-path.ts';
@@ -16,95 +16,97 @@ import { PathOrderedLines } from './path-order.ts';
 /** The deny filter of a session without Read deny rules. */
 const showEverything: DenyFilter = { isHidden: () => false, hiddenFiles: 0 };
 
-const inputSchema = z.strictObject({
-  pattern: z.string().describe('The regular expression pattern to search for in file contents'),
-  path: z
-    .string()
-    .optional()
-    .describe('File or directory to search in (rg PATH). Defaults to current working directory.'),
-  glob: z
-    .string()
-    .optional()
-    .describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
-  type: z
-    .string()
-    .optional()
-    .describe(
-      'File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types.',
-    ),
-  output_mode: z
-    .enum(['content', 'files_with_matches', 'count'])
-    .optional()
-    .describe(
-      'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
-    ),
-  '-i': z.boolean().optional().describe('Case insensitive search (rg -i)'),
-  '-o': z
-    .boolean()
-    .optional()
-    .describe('Print only the matched parts of matching lines (rg -o). Requires output_mode: "content".'),
-  '-n': z
-    .boolean()
-    .optional()
-    .describe(
-      'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
-    ),
-  '-B': z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.',
-    ),
-  '-A': z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.',
-    ),
-  '-C': z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.',
-    ),
-  context: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe('Alias for -C: lines of context before and after each match.'),
-  head_limit: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250 when unspecified. Pass 0 for unlimited.',
-    ),
-  offset: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(
-      'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Defaults to 0.',
-    ),
-  multiline: z
-    .boolean()
-    .optional()
-    .describe(
-      'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
-    ),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    pattern: z.string().describe('The regular expression pattern to search for in file contents'),
+    path: z
+      .string()
+      .optional()
+      .describe('File or directory to search in (rg PATH). Defaults to current working directory.'),
+    glob: z
+      .string()
+      .optional()
+      .describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
+    type: z
+      .string()
+      .optional()
+      .describe(
+        'File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types.',
+      ),
+    output_mode: z
+      .enum(['content', 'files_with_matches', 'count'])
+      .optional()
+      .describe(
+        'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
+      ),
+    '-i': z.boolean().optional().describe('Case insensitive search (rg -i)'),
+    '-o': z
+      .boolean()
+      .optional()
+      .describe('Print only the matched parts of matching lines (rg -o). Requires output_mode: "content".'),
+    '-n': z
+      .boolean()
+      .optional()
+      .describe(
+        'Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.',
+      ),
+    '-B': z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.',
+      ),
+    '-A': z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.',
+      ),
+    '-C': z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.',
+      ),
+    context: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('Alias for -C: lines of context before and after each match.'),
+    head_limit: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250 when unspecified. Pass 0 for unlimited.',
+      ),
+    offset: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Defaults to 0.',
+      ),
+    multiline: z
+      .boolean()
+      .optional()
+      .describe(
+        'Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.',
+      ),
+  }),
+);
 
 /** Grep's input. */
-export type GrepInput = z.infer<typeof inputSchema>;
+export type GrepInput = z.infer<ReturnType<typeof inputSchema>>;
 
 /** What Grep found, one page of it. */
 export interface GrepOutput {
@@ -301,7 +303,9 @@ export function describeGrepOutput(output: GrepOutput): string {
 export const GrepTool = buildTool<GrepInput, GrepOutput>({
   name: 'Grep',
   searchHint: 'search file contents with regular expressions',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: grepPrompt,
   description: (input) => `Search for ${input.pattern ?? ''}`,
   userFacingName: () => 'Search',

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../shared/worker-thread.ts';
 
 /**
  * Matching runs in a worker thread so that a pattern with catastrophic backtracking (`(a+)+$` on a
@@ -57,7 +58,7 @@ export interface RegexWorker {
 
 /** Starts a worker for `regex`; each `match` must finish within `deadlineMs` or the worker is ended. */
 export function startRegexWorker(regex: RegExp, deadlineMs: number, signal?: AbortSignal): RegexWorker {
-  const worker = new Worker(workerSource, { eval: true });
+  const worker = startWorker(workerSource, { eval: true });
   worker.unref();
   worker.postMessage({ type: 'compile', source: regex.source, flags: regex.flags });
   let ended = false;

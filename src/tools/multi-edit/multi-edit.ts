@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool, takeCheckedPath } from '../../core/index.ts';
+import { buildTool, takeCheckedPath, lazySchema } from '../../core/index.ts';
 import {
   commitEditPlan,
   describeEditOutput,
@@ -10,23 +10,30 @@ import {
 import { multiEditPrompt } from './multi-edit.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 
-const editSchema = z.strictObject({
-  old_string: z.string().describe('The text to replace'),
-  new_string: z.string().describe('The text to replace it with'),
-  replace_all: z
-    .boolean()
-    .default(false)
-    .optional()
-    .describe('Replace all occurrences of old_string (default false).'),
-});
+const editSchema = lazySchema(() =>
+  z.strictObject({
+    old_string: z.string().describe('The text to replace'),
+    new_string: z.string().describe('The text to replace it with'),
+    replace_all: z
+      .boolean()
+      .default(false)
+      .optional()
+      .describe('Replace all occurrences of old_string (default false).'),
+  }),
+);
 
-const inputSchema = z.strictObject({
-  file_path: z.string().describe('The absolute path to the file to modify'),
-  edits: z.array(editSchema).min(1).describe('Array of edit operations to perform sequentially on the file'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    file_path: z.string().describe('The absolute path to the file to modify'),
+    edits: z
+      .array(editSchema())
+      .min(1)
+      .describe('Array of edit operations to perform sequentially on the file'),
+  }),
+);
 
 /** MultiEdit's input. */
-export type MultiEditInput = z.infer<typeof inputSchema>;
+export type MultiEditInput = z.infer<ReturnType<typeof inputSchema>>;
 
 const toEdits = (input: MultiEditInput) =>
   input.edits.map((edit) => ({
@@ -39,7 +46,9 @@ const toEdits = (input: MultiEditInput) =>
 export const MultiEditTool = buildTool<MultiEditInput, EditOutput>({
   name: 'MultiEdit',
   searchHint: 'apply several string replacements to one file atomically',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: multiEditPrompt,
   description: (input) =>
     input.file_path ? `Edit ${input.file_path} (${input.edits?.length ?? 0} edits)` : 'Edit a file',

@@ -9,6 +9,7 @@ import {
   takeCheckedPath,
   type ToolUseContext,
   type ValidationResult,
+  lazySchema,
 } from '../../core/index.ts';
 import { writeFileAtomic } from '../shared/atomic-write.ts';
 import { assertWriteStaysInside } from '../shared/write-target.ts';
@@ -27,31 +28,33 @@ import { notebookEditPrompt } from './notebook-edit.prompt.ts';
 import { type CellChange, newCell, sourceLines, spliceNotebook } from './notebook-splice.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 
-const inputSchema = z.strictObject({
-  notebook_path: z
-    .string()
-    .describe('The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)'),
-  cell_id: z
-    .string()
-    .optional()
-    .describe(
-      'The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified.',
-    ),
-  new_source: z.string().describe('The new source for the cell'),
-  cell_type: z
-    .enum(['code', 'markdown'])
-    .optional()
-    .describe(
-      'The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required.',
-    ),
-  edit_mode: z
-    .enum(['replace', 'insert', 'delete'])
-    .optional()
-    .describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    notebook_path: z
+      .string()
+      .describe('The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)'),
+    cell_id: z
+      .string()
+      .optional()
+      .describe(
+        'The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified.',
+      ),
+    new_source: z.string().describe('The new source for the cell'),
+    cell_type: z
+      .enum(['code', 'markdown'])
+      .optional()
+      .describe(
+        'The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required.',
+      ),
+    edit_mode: z
+      .enum(['replace', 'insert', 'delete'])
+      .optional()
+      .describe('The type of edit to make (replace, insert, delete). Defaults to replace.'),
+  }),
+);
 
 /** NotebookEdit's input. */
-export type NotebookEditInput = z.infer<typeof inputSchema>;
+export type NotebookEditInput = z.infer<ReturnType<typeof inputSchema>>;
 
 /** What NotebookEdit did. */
 export interface NotebookEditOutput {
@@ -184,7 +187,9 @@ async function prepare(
 export const NotebookEditTool = buildTool<NotebookEditInput, NotebookEditOutput>({
   name: 'NotebookEdit',
   searchHint: 'edit a Jupyter notebook cell',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: notebookEditPrompt,
   shouldDefer: true,
   description: (input) => (input.notebook_path ? `Edit notebook ${input.notebook_path}` : 'Edit a notebook'),

@@ -2,7 +2,7 @@ import { accessSync, closeSync, constants } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { z } from 'zod';
-import { buildTool, EfferentError, ErrorCodes, type Tool } from '../../core/index.ts';
+import { buildTool, EfferentError, ErrorCodes, type Tool, lazySchema } from '../../core/index.ts';
 import { createBeneath } from '../../core/session-files.ts';
 import { canonicalPath, homeDirectory, workingDirectories } from '../shared/paths.ts';
 import { backgroundTasksKey, newShellId } from '../shared/process/background-tasks.ts';
@@ -20,18 +20,20 @@ import {
 import { powerShellPrompt, powerShellToolName } from './powershell.prompt.ts';
 
 /** PowerShell's input: the same contract as Bash, without the sandbox override. */
-export const powerShellInputSchema = z.strictObject({
-  command: z.string().min(1).describe('The PowerShell command to run'),
-  timeout: z.number().optional().describe('Optional timeout in milliseconds (default 120000, max 600000)'),
-  description: z.string().optional().describe('What the command does, in 5-10 words of active voice'),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe('Run in the background and return a task id for TaskOutput'),
-});
+export const powerShellInputSchema = lazySchema(() =>
+  z.strictObject({
+    command: z.string().min(1).describe('The PowerShell command to run'),
+    timeout: z.number().optional().describe('Optional timeout in milliseconds (default 120000, max 600000)'),
+    description: z.string().optional().describe('What the command does, in 5-10 words of active voice'),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe('Run in the background and return a task id for TaskOutput'),
+  }),
+);
 
 /** Parsed PowerShell input. */
-export type PowerShellInput = z.infer<typeof powerShellInputSchema>;
+export type PowerShellInput = z.infer<ReturnType<typeof powerShellInputSchema>>;
 
 let cachedPwsh: string | null | undefined;
 
@@ -79,7 +81,9 @@ export function createPowerShellTool(
   return buildTool<PowerShellInput, ShellOutput, ShellProgress>({
     name: powerShellToolName,
     searchHint: 'execute powershell commands',
-    inputSchema: powerShellInputSchema,
+    get inputSchema() {
+      return powerShellInputSchema();
+    },
     maxResultSizeChars: 30_000,
     prompt: () => powerShellPrompt({ sandboxed: useSandbox() }),
     description: (input) => input.description ?? input.command ?? 'Run PowerShell command',

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../shared/worker-thread.ts';
 import type { LineIndex } from './line-index.ts';
 import { newlineCountModule } from './newline-count.ts';
 
@@ -91,7 +92,7 @@ export function completeLineIndexInBackground(
   const build = new Promise<void>((resolve) => {
     let worker: Worker;
     try {
-      worker = new Worker(workerSource, {
+      worker = startWorker(workerSource, {
         eval: true,
         workerData: {
           ...file,

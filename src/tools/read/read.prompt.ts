@@ -1,3 +1,5 @@
+import { groupDigits } from '../shared/group-digits.ts';
+
 /** Read's limits, shared by the prompt and the implementation so they never disagree. */
 export const readLimits = {
   defaultLines: 2000,
@@ -20,7 +22,7 @@ Usage:
 - By default up to ${readLimits.defaultLines} lines are returned, starting at the top of the file. For long files, pass offset (the line number to start at, 1-based) and limit (how many lines) to read a specific part; otherwise read the whole file.
 - Lines longer than ${readLimits.maxLineChars} characters are cut.
 - Output is numbered like \`cat -n\`: each line starts with its line number and a tab. The number and tab are not part of the file; never include them in old_string when editing.
-- Output is limited to about ${readLimits.maxOutputTokens.toLocaleString('en-US')} tokens. A file too large for that returns a partial first page; read the rest with offset and limit, or search it with Grep.
+- Output is limited to about ${groupDigits(readLimits.maxOutputTokens)} tokens. A file too large for that returns a partial first page; read the rest with offset and limit, or search it with Grep.
 - Images (PNG, JPEG, GIF, WebP and others) are shown to you as images; large ones are downscaled.
 - PDFs are returned as text, page by page. For PDFs longer than ${readLimits.pdfPagesWithoutRange} pages you must pass pages (for example "1-5" or "3"), at most ${readLimits.maxPdfPagesPerCall} pages per call.
 - Jupyter notebooks (.ipynb) are returned as cells with their outputs.

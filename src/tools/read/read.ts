@@ -11,6 +11,7 @@ import {
   type TextBlock,
   type ToolResultBlock,
   type ToolUseContext,
+  lazySchema,
 } from '../../core/index.ts';
 import { blockedPathReason } from '../shared/device-paths.ts';
 import { numberLines } from '../shared/line-numbers.ts';
@@ -25,30 +26,34 @@ import { readLimits, readPrompt } from './read.prompt.ts';
 import { resolveReadableFile } from './resolve-file.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 
-const inputSchema = z.strictObject({
-  file_path: z.string().describe('The absolute path to the file to read'),
-  offset: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe('The line number to start reading from. Only provide if the file is too large to read at once'),
-  limit: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe('The number of lines to read. Only provide if the file is too large to read at once.'),
-  pages: z
-    .string()
-    .optional()
-    .describe(
-      'Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum 20 pages per request.',
-    ),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    file_path: z.string().describe('The absolute path to the file to read'),
+    offset: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        'The line number to start reading from. Only provide if the file is too large to read at once',
+      ),
+    limit: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The number of lines to read. Only provide if the file is too large to read at once.'),
+    pages: z
+      .string()
+      .optional()
+      .describe(
+        'Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum 20 pages per request.',
+      ),
+  }),
+);
 
 /** Read's input. */
-export type ReadInput = z.infer<typeof inputSchema>;
+export type ReadInput = z.infer<ReturnType<typeof inputSchema>>;
 
 /** What Read returns, by kind of file. */
 export type ReadOutput =
@@ -187,7 +192,9 @@ async function readResolved(
 export const ReadTool = buildTool<ReadInput, ReadOutput>({
   name: 'Read',
   searchHint: 'read a file, image, PDF or notebook from disk',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: readPrompt,
   description: (input) => (input.file_path ? `Read ${input.file_path}` : 'Read a file'),
   userFacingName: () => 'Read',

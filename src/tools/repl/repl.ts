@@ -1,20 +1,22 @@
 import { z } from 'zod';
-import { buildTool, EfferentError, ErrorCodes, type Tool } from '../../core/index.ts';
+import { buildTool, EfferentError, ErrorCodes, type Tool, lazySchema } from '../../core/index.ts';
 import { replDefaultTimeoutMs, replMaxTimeoutMs, replPrompt, replToolName } from './repl.prompt.ts';
 import { type ReplEvaluation, replSessionKey } from './repl-session.ts';
 
 /** REPL's input. */
-export const replInputSchema = z.strictObject({
-  code: z.string().min(1).describe('JavaScript to evaluate; top-level await is allowed'),
-  timeout: z
-    .number()
-    .positive()
-    .optional()
-    .describe(`Timeout in milliseconds (default ${replDefaultTimeoutMs}, max ${replMaxTimeoutMs})`),
-});
+export const replInputSchema = lazySchema(() =>
+  z.strictObject({
+    code: z.string().min(1).describe('JavaScript to evaluate; top-level await is allowed'),
+    timeout: z
+      .number()
+      .positive()
+      .optional()
+      .describe(`Timeout in milliseconds (default ${replDefaultTimeoutMs}, max ${replMaxTimeoutMs})`),
+  }),
+);
 
 /** Parsed REPL input. */
-export type ReplInput = z.infer<typeof replInputSchema>;
+export type ReplInput = z.infer<ReturnType<typeof replInputSchema>>;
 
 const maxOutputChars = 30_000;
 
@@ -36,7 +38,9 @@ function renderEvaluation(output: ReplEvaluation): string {
 export const ReplTool: Tool<ReplInput, ReplEvaluation> = buildTool<ReplInput, ReplEvaluation>({
   name: replToolName,
   searchHint: 'evaluate javascript in a persistent node context',
-  inputSchema: replInputSchema,
+  get inputSchema() {
+    return replInputSchema();
+  },
   prompt: replPrompt,
   description: () => 'Evaluate JavaScript',
   maxResultSizeChars: 50_000,

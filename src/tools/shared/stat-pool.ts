@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from './worker-thread.ts';
 
 /**
  * The stat threads' code: plain JavaScript with no imports of ours, so it runs the same from source
@@ -108,7 +109,7 @@ class StatPool {
   }
 
   private start(slot: number): Worker {
-    const worker = new Worker(workerSource, { eval: true });
+    const worker = startWorker(workerSource, { eval: true });
     this.inFlight[slot] = 0;
     worker.unref();
     worker.on('message', (message: { id: number; times: Float64Array; paths?: string[] }) => {

@@ -1,15 +1,17 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import { buildTool } from '../../core/index.ts';
+import { buildTool, lazySchema } from '../../core/index.ts';
 import { sleepPrompt } from './sleep.prompt.ts';
 
 /** The longest single wait. */
 export const maxSleepMs = 600_000;
 
-const inputSchema = z.strictObject({
-  duration_ms: z.number().int().min(1).max(maxSleepMs).describe('How long to wait, in milliseconds.'),
-  reason: z.string().optional().describe('What you are waiting for.'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    duration_ms: z.number().int().min(1).max(maxSleepMs).describe('How long to wait, in milliseconds.'),
+    reason: z.string().optional().describe('What you are waiting for.'),
+  }),
+);
 
 /** What Sleep reports. */
 export interface SleepOutput {
@@ -22,7 +24,9 @@ export interface SleepOutput {
 export const SleepTool = buildTool({
   name: 'Sleep',
   searchHint: 'wait pause delay before checking again',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: sleepPrompt,
   description: (input) => `Sleep ${input.duration_ms ?? '?'} ms`,
   isReadOnly: () => true,

@@ -1,3 +1,5 @@
+import { groupDigits } from '../shared/group-digits.ts';
+
 /** The TaskOutput tool's name. */
 export const taskOutputToolName = 'TaskOutput';
 
@@ -10,6 +12,6 @@ export const taskOutputPrompt = `Reads the output of a background task (a Bash c
 
 - task_id: the id the Bash result gave you.
 - block (default true): wait until the task finishes, up to timeout, before answering. Use block: false to look at a task that is still running without waiting.
-- timeout: how long to wait in milliseconds (default ${taskOutputDefaultTimeoutMs.toLocaleString('en-US')}, at most ${taskOutputMaxTimeoutMs.toLocaleString('en-US')}).
+- timeout: how long to wait in milliseconds (default ${groupDigits(taskOutputDefaultTimeoutMs)}, at most ${groupDigits(taskOutputMaxTimeoutMs)}).
 
 Each call returns the task's status (running, completed, failed or killed), its exit code when it has one, and only the output written since your previous TaskOutput call for that task, so repeated calls do not repeat old output.`;

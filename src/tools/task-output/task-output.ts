@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool, EfferentError, ErrorCodes, type Tool } from '../../core/index.ts';
+import { buildTool, EfferentError, ErrorCodes, type Tool, lazySchema } from '../../core/index.ts';
 import {
   type BackgroundTaskStatus,
   sessionTaskManager,
@@ -13,21 +13,23 @@ import {
 } from './task-output.prompt.ts';
 
 /** TaskOutput's input. */
-export const taskOutputInputSchema = z.strictObject({
-  task_id: z.string().min(1).describe('The id of the background task'),
-  block: z.boolean().default(true).describe('Wait for the task to finish (default true)'),
-  timeout: z
-    .number()
-    .min(0)
-    .max(taskOutputMaxTimeoutMs)
-    .default(taskOutputDefaultTimeoutMs)
-    .describe(
-      `How long to wait in milliseconds (default ${taskOutputDefaultTimeoutMs}, max ${taskOutputMaxTimeoutMs})`,
-    ),
-});
+export const taskOutputInputSchema = lazySchema(() =>
+  z.strictObject({
+    task_id: z.string().min(1).describe('The id of the background task'),
+    block: z.boolean().default(true).describe('Wait for the task to finish (default true)'),
+    timeout: z
+      .number()
+      .min(0)
+      .max(taskOutputMaxTimeoutMs)
+      .default(taskOutputDefaultTimeoutMs)
+      .describe(
+        `How long to wait in milliseconds (default ${taskOutputDefaultTimeoutMs}, max ${taskOutputMaxTimeoutMs})`,
+      ),
+  }),
+);
 
 /** Parsed TaskOutput input. */
-export type TaskOutputInput = z.infer<typeof taskOutputInputSchema>;
+export type TaskOutputInput = z.infer<ReturnType<typeof taskOutputInputSchema>>;
 
 /** What TaskOutput returns. */
 export interface TaskOutputResult {
@@ -69,7 +71,9 @@ export const TaskOutputTool: Tool<TaskOutputInput, TaskOutputResult> = buildTool
   name: taskOutputToolName,
   aliases: ['BashOutput'],
   searchHint: 'read output of a background shell task',
-  inputSchema: taskOutputInputSchema,
+  get inputSchema() {
+    return taskOutputInputSchema();
+  },
   prompt: taskOutputPrompt,
   description: (input) => `Read output of task ${input.task_id ?? ''}`.trim(),
   isReadOnly: () => true,

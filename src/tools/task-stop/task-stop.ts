@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool, type Tool } from '../../core/index.ts';
+import { buildTool, type Tool, lazySchema } from '../../core/index.ts';
 import {
   type BackgroundTaskStatus,
   sessionTaskManager,
@@ -8,13 +8,15 @@ import {
 import { taskStopPrompt, taskStopToolName } from './task-stop.prompt.ts';
 
 /** TaskStop's input: `task_id`, or the deprecated `shell_id`. */
-export const taskStopInputSchema = z.strictObject({
-  task_id: z.string().min(1).optional().describe('The id of the background task to stop'),
-  shell_id: z.string().min(1).optional().describe('Deprecated: use task_id'),
-});
+export const taskStopInputSchema = lazySchema(() =>
+  z.strictObject({
+    task_id: z.string().min(1).optional().describe('The id of the background task to stop'),
+    shell_id: z.string().min(1).optional().describe('Deprecated: use task_id'),
+  }),
+);
 
 /** Parsed TaskStop input. */
-export type TaskStopInput = z.infer<typeof taskStopInputSchema>;
+export type TaskStopInput = z.infer<ReturnType<typeof taskStopInputSchema>>;
 
 /** What TaskStop returns. */
 export interface TaskStopResult {
@@ -34,7 +36,9 @@ export const TaskStopTool: Tool<TaskStopInput, TaskStopResult> = buildTool<TaskS
   name: taskStopToolName,
   aliases: ['KillShell'],
   searchHint: 'stop a running background task',
-  inputSchema: taskStopInputSchema,
+  get inputSchema() {
+    return taskStopInputSchema();
+  },
   prompt: taskStopPrompt,
   description: (input) => `Stop task ${input.task_id ?? input.shell_id ?? ''}`.trim(),
   isConcurrencySafe: () => true,

@@ -1,16 +1,20 @@
 import { z } from 'zod';
-import { buildTool } from '../../core/index.ts';
+import { buildTool, lazySchema } from '../../core/index.ts';
 import { thinkPrompt } from './think.prompt.ts';
 
-const inputSchema = z.strictObject({
-  thought: z.string().min(1).describe('Your reasoning, in as much detail as helps.'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    thought: z.string().min(1).describe('Your reasoning, in as much detail as helps.'),
+  }),
+);
 
 /** Records a thought; no side effects. */
 export const ThinkTool = buildTool({
   name: 'Think',
   searchHint: 'reason step by step without acting',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: thinkPrompt,
   description: () => 'Think',
   isReadOnly: () => true,

@@ -1,21 +1,29 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { buildTool, type ToolUseContext } from '../../core/index.ts';
+import { buildTool, type ToolUseContext, lazySchema } from '../../core/index.ts';
 import { readFileBeneath, writeFileBeneath } from '../../core/session-files.ts';
 import { todoWritePrompt } from './todo-write.prompt.ts';
 
-const todoSchema = z.strictObject({
-  content: z.string().trim().min(1).describe('What to do, in the imperative.'),
-  status: z.enum(['pending', 'in_progress', 'completed']),
-  activeForm: z.string().trim().min(1).describe('The same task in the continuous form, shown while it runs.'),
-});
+const todoSchema = lazySchema(() =>
+  z.strictObject({
+    content: z.string().trim().min(1).describe('What to do, in the imperative.'),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    activeForm: z
+      .string()
+      .trim()
+      .min(1)
+      .describe('The same task in the continuous form, shown while it runs.'),
+  }),
+);
 
-const inputSchema = z.strictObject({
-  todos: z.array(todoSchema).describe('The updated todo list (replaces the previous one).'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    todos: z.array(todoSchema()).describe('The updated todo list (replaces the previous one).'),
+  }),
+);
 
 /** One item of the list. */
-export type Todo = z.infer<typeof todoSchema>;
+export type Todo = z.infer<ReturnType<typeof todoSchema>>;
 
 /** What TodoWrite reports. */
 export interface TodoWriteOutput {
@@ -37,7 +45,7 @@ function todoFileRelative(context: ToolUseContext): string {
 export async function readTodos(context: ToolUseContext): Promise<Todo[]> {
   try {
     const text = readFileBeneath(context.run.sessionDir, todoFileRelative(context), 1024 * 1024) ?? '[]';
-    const parsed = z.array(todoSchema).safeParse(JSON.parse(text));
+    const parsed = z.array(todoSchema()).safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : [];
   } catch {
     return [];
@@ -48,7 +56,9 @@ export async function readTodos(context: ToolUseContext): Promise<Todo[]> {
 export const TodoWriteTool = buildTool({
   name: 'TodoWrite',
   searchHint: 'manage the session task checklist',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: todoWritePrompt,
   description: () => 'Update todos',
   shouldDefer: true,

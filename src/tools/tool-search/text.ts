@@ -199,17 +199,24 @@ const synonymGroups: readonly (readonly string[])[] = [
   ['explain', 'describe', 'detail', 'info', 'inspect'],
 ];
 
-const synonymsOf = new Map<string, Set<string>>();
-for (const group of synonymGroups) {
-  const normalized = group.map(normalize);
-  for (const word of normalized) {
-    const set = synonymsOf.get(word) ?? new Set<string>();
-    for (const other of normalized) if (other !== word) set.add(other);
-    synonymsOf.set(word, set);
+let synonymTable: Map<string, Set<string>> | undefined;
+
+/** The normalised synonym groups by word, built at the first search rather than at import. */
+function synonymsOf(): Map<string, Set<string>> {
+  if (synonymTable) return synonymTable;
+  synonymTable = new Map();
+  for (const group of synonymGroups) {
+    const normalized = group.map(normalize);
+    for (const word of normalized) {
+      const set = synonymTable.get(word) ?? new Set<string>();
+      for (const other of normalized) if (other !== word) set.add(other);
+      synonymTable.set(word, set);
+    }
   }
+  return synonymTable;
 }
 
 /** The other words of a normalised word's synonym groups (normalised too). */
 export function synonyms(term: string): readonly string[] {
-  return [...(synonymsOf.get(term) ?? [])];
+  return [...(synonymsOf().get(term) ?? [])];
 }

@@ -5,19 +5,22 @@ import {
   deferredToolsKey,
   isDeferrable,
   type ToolResultBlock,
+  lazySchema,
 } from '../../core/index.ts';
 import { type SearchableTool, searchTools, ToolSearchIndex } from './search-index.ts';
 import { toolSearchPrompt } from './tool-search.prompt.ts';
 
-const inputSchema = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .describe(
-      '"select:Name1,Name2", an exact tool name, an "mcp__server" prefix, or keywords (+word = required).',
-    ),
-  max_results: z.number().int().min(1).max(50).optional().describe('How many tools to return (default 5).'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    query: z
+      .string()
+      .min(1)
+      .describe(
+        '"select:Name1,Name2", an exact tool name, an "mcp__server" prefix, or keywords (+word = required).',
+      ),
+    max_results: z.number().int().min(1).max(50).optional().describe('How many tools to return (default 5).'),
+  }),
+);
 
 /** What one search found. */
 export interface ToolSearchOutput {
@@ -64,7 +67,9 @@ function indexFor(pool: readonly AnyTool[], candidates: readonly AnyTool[]): Pro
 export const ToolSearchTool = buildTool({
   name: 'ToolSearch',
   searchHint: 'find and load deferred tools by keyword or name',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: toolSearchPrompt,
   alwaysLoad: true,
   description: (input) => `Search tools: ${input.query ?? ''}`,

@@ -5,6 +5,7 @@ import {
   ErrorCodes,
   takeCheckedPath,
   type ToolUseContext,
+  lazySchema,
 } from '../../core/index.ts';
 import { type DiffHunk, diffLines } from '../shared/diff.ts';
 import { editSnippet } from '../shared/edit-result.ts';
@@ -14,13 +15,15 @@ import { checkFreshness } from '../shared/read-state.ts';
 import { writePrompt } from './write.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 
-const inputSchema = z.strictObject({
-  file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
-  content: z.string().describe('The content to write to the file'),
-});
+const inputSchema = lazySchema(() =>
+  z.strictObject({
+    file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
+    content: z.string().describe('The content to write to the file'),
+  }),
+);
 
 /** Write's input. */
-export type WriteInput = z.infer<typeof inputSchema>;
+export type WriteInput = z.infer<ReturnType<typeof inputSchema>>;
 
 /** What Write reports: whether it created or replaced the file, and the change as hunks. */
 export interface WriteOutput {
@@ -82,7 +85,9 @@ async function checkWritable(
 export const WriteTool = buildTool<WriteInput, WriteOutput>({
   name: 'Write',
   searchHint: 'create or overwrite a file',
-  inputSchema,
+  get inputSchema() {
+    return inputSchema();
+  },
   prompt: writePrompt,
   description: (input) => (input.file_path ? `Write ${input.file_path}` : 'Write a file'),
   userFacingName: () => 'Write',
