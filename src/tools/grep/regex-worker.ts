@@ -1,4 +1,3 @@
-import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../shared/worker-thread.ts';
 
 /**
