@@ -26,53 +26,71 @@ export function checkCoverage(root: SyntaxNode, source: string): void {
  * below them is the node popped when the stack first shrank to that size.
  */
 function checkRange(root: SyntaxNode, source: string, from: number, to: number): void {
-  let previousEnd = from;
+  const walk = new LeafWalk(source, from);
+  walk.visit(root);
+  if (walk.previousEnd < to) checkGap(source.slice(walk.previousEnd, to), walk.previousType, '');
+  for (const node of walk.nested) checkRange(node, source, node.startIndex, node.endIndex);
+}
+
+/** The state of one {@link checkRange} walk (a class, so no closures are made per walk). */
+class LeafWalk {
+  previousEnd: number;
   /** The type of the last leaf that extended the covered text; '' before the first. */
-  let previousType = '';
-  let hasPrevious = false;
+  previousType = '';
+  private hasPrevious = false;
   /** How many ancestors of the previous leaf are still on the stack. */
-  let shared = 0;
+  private shared = 0;
   /** The previous leaf's ancestor (or itself) just below the shared ones. */
-  let previousBranch: SyntaxNode | undefined;
-  const nested: SyntaxNode[] = [];
-  const path: SyntaxNode[] = [];
-  const leaf = (type: string, start: number, end: number): void => {
-    if (start > previousEnd) {
-      const gap = source.slice(previousEnd, start);
-      checkGap(gap, previousType, type);
-      if (hasPrevious) checkWordBreak(previousType, path[shared - 1]?.type ?? 'program', gap);
-    } else if (hasPrevious && start === previousEnd) {
-      checkWordJoin(path[shared - 1], previousBranch, path[shared]);
-    }
-    if (type === 'comment') checkComment(source, start);
-    if (end > previousEnd) {
-      previousEnd = end;
-      previousType = type;
-      hasPrevious = true;
-      shared = path.length;
-      previousBranch = undefined;
-    }
-  };
-  const visit = (node: SyntaxNode): void => {
+  private previousBranch: SyntaxNode | undefined;
+  /** Command substitutions in heredoc bodies, checked as ranges of their own afterwards. */
+  readonly nested: SyntaxNode[] = [];
+  private readonly path: SyntaxNode[] = [];
+
+  constructor(
+    private readonly source: string,
+    from: number,
+  ) {
+    this.previousEnd = from;
+  }
+
+  visit(node: SyntaxNode): void {
+    const path = this.path;
     path.push(node);
     if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
     const type = node.type;
     // A heredoc body is data between its expansions; only its substitutions are code.
     if (type === 'heredoc_body') {
-      for (const child of node.namedChildren) if (child.type === 'command_substitution') nested.push(child);
-      leaf(type, node.startIndex, node.endIndex);
+      for (const child of node.namedChildren)
+        if (child.type === 'command_substitution') this.nested.push(child);
+      this.leaf(type, node.startIndex, node.endIndex);
     } else if (node.children.length > 0) {
-      for (const child of node.children) visit(child);
-    } else leaf(type, node.startIndex, node.endIndex);
+      for (const child of node.children) this.visit(child);
+    } else this.leaf(type, node.startIndex, node.endIndex);
     path.pop();
-    if (path.length < shared) {
-      shared = path.length;
-      previousBranch = node;
+    if (path.length < this.shared) {
+      this.shared = path.length;
+      this.previousBranch = node;
     }
-  };
-  visit(root);
-  if (previousEnd < to) checkGap(source.slice(previousEnd, to), previousType, '');
-  for (const node of nested) checkRange(node, source, node.startIndex, node.endIndex);
+  }
+
+  private leaf(type: string, start: number, end: number): void {
+    const path = this.path;
+    if (start > this.previousEnd) {
+      const gap = this.source.slice(this.previousEnd, start);
+      checkGap(gap, this.previousType, type);
+      if (this.hasPrevious) checkWordBreak(this.previousType, path[this.shared - 1]?.type ?? 'program', gap);
+    } else if (this.hasPrevious && start === this.previousEnd) {
+      checkWordJoin(path[this.shared - 1], this.previousBranch, path[this.shared]);
+    }
+    if (type === 'comment') checkComment(this.source, start);
+    if (end > this.previousEnd) {
+      this.previousEnd = end;
+      this.previousType = type;
+      this.hasPrevious = true;
+      this.shared = path.length;
+      this.previousBranch = undefined;
+    }
+  }
 }
 
 function checkGap(gap: string, before: string, after: string): void {

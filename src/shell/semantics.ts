@@ -60,6 +60,9 @@ const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash
 
 const printableName = /^[\x21-\x7e]+$/;
 
+/** The names {@link shellBody} looks further at; for any other it has nothing to say. */
+const mayRunCode = new Set([...shells, 'eval', 'busybox', 'fish', 'csh', 'tcsh', 'pwsh', 'nu']);
+
 /** Rejects commands whose meaning cannot be decided from the command line alone. */
 export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetails, node: SyntaxNode): void {
   const inner = unwrapped.command;
@@ -129,8 +132,9 @@ export function shellBody(
   stdin: StdinBody | undefined,
   node: SyntaxNode,
 ): { text: string; origin: CommandOrigin } | undefined {
-  const [name, ...args] = inner.argv;
-  if (name === undefined) return undefined;
+  const name = inner.argv[0];
+  if (name === undefined || !mayRunCode.has(name)) return undefined;
+  const args = inner.argv.slice(1);
   const kinds = inner.argKinds?.slice(1) ?? args.map(() => 'literal' as const);
   const replace = details.xargs?.replace;
   const literalArgs = (from: number): string => {

@@ -490,7 +490,11 @@ class Walker implements ConstructHost<Frame> {
     const resolved = this.resolveArguments(words);
     checkPlainTestCommand(words, resolved);
     // Redirections written after the command (outer) are applied after those inside it.
-    const merged: Collector = { redirects: gathered.redirects.concat(outer?.redirects ?? []), trailing: [] };
+    const outerRedirects = outer?.redirects ?? [];
+    const merged: Collector = {
+      redirects: outerRedirects.length > 0 ? gathered.redirects.concat(outerRedirects) : gathered.redirects,
+      trailing: [],
+    };
     const stdin = outer?.stdin ?? gathered.stdin;
     if (stdin) merged.stdin = stdin;
     return this.emit(resolved, envVars, merged, node.text, frame, cwd, node);
@@ -559,9 +563,7 @@ class Walker implements ConstructHost<Frame> {
     const redirects = frame.redirects.length > 0 ? own.redirects.concat(frame.redirects) : own.redirects;
     const stdin = own.stdin;
     const input: StdinSource | undefined =
-      stdin || redirects.some((redirect) => inputOperators.has(redirect.operator) && (redirect.fd ?? 0) === 0)
-        ? { kind: 'unknown' }
-        : frame.stdin;
+      stdin || readsStandardInput(redirects) ? { kind: 'unknown' } : frame.stdin;
     const argv: string[] = [];
     const argKinds: ArgKind[] = [];
     for (const word of words) {
@@ -680,6 +682,13 @@ function checkDescriptorPlacement(body: SyntaxNode, redirect: SyntaxNode): void 
   const last = words[words.length - 1];
   if (last?.type === 'number' && last.endIndex === redirect.startIndex)
     tooComplex(`the descriptor ${last.text} written against a redirection is not analysed`, redirect.type);
+}
+
+/** Whether a redirection feeds standard input (descriptor 0). */
+function readsStandardInput(redirects: readonly Redirect[]): boolean {
+  for (const redirect of redirects)
+    if (inputOperators.has(redirect.operator) && (redirect.fd ?? 0) === 0) return true;
+  return false;
 }
 
 /** The frame for a part that is not in tail position. */
