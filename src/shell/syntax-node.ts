@@ -56,7 +56,7 @@ class CopiedNode implements SyntaxNode {
   }
 
   get namedChildren(): readonly CopiedNode[] {
-    this.named ??= this.children.length === 0 ? noChildren : this.children.filter((child) => child.isNamed);
+    this.named ??= namedOnly(this.children);
     return this.named;
   }
 
@@ -74,6 +74,12 @@ class CopiedNode implements SyntaxNode {
     for (const child of this.children) if (child.field === name) return child;
     return null;
   }
+}
+
+/** The named ones of `children`: the same array when all are named (neither is ever changed). */
+function namedOnly(children: readonly CopiedNode[]): readonly CopiedNode[] {
+  for (const child of children) if (!child.isNamed) return children.filter((each) => each.isNamed);
+  return children;
 }
 
 /** Per grammar: whether each node type (by id) is named. */
