@@ -6,9 +6,16 @@
  * of the analyser (read-only, the parse, the decision's analysis) answered separately against one
  * prepared analysis.
  *
- *   npx tsx bench/shell.ts [--json]
+ * Each rate is wall time over all rounds; the permission corpus also gets the median over rounds of
+ * CPU time per round, which a busy machine moves far less. With `--against DIR` (another checkout of
+ * efferent, e.g. a `git worktree` of main) both analysers run over the permission corpus and the mix,
+ * round after round in one process, and the ratios are printed.
+ *
+ *   npx tsx bench/shell.ts [--json] [--against DIR]
  */
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   analyzeCommand,
   isReadOnlyCommand,
@@ -81,6 +88,37 @@ function measureInterleaved(
   return perSecond;
 }
 
+/**
+ * As {@link measureInterleaved}, but each round is timed in CPU time (`process.cpuUsage`) and the
+ * rate comes from the median round: time the process spends waiting for a core, and rounds a
+ * neighbour's burst slowed down, drop out.
+ */
+function measureCpuMedian(
+  commands: readonly string[],
+  contenders: Record<string, (command: string) => unknown>,
+  totalMs: number,
+): Record<string, number> {
+  const rounds: Record<string, number[]> = {};
+  const start = performance.now();
+  while (performance.now() - start < totalMs) {
+    for (const [name, run] of Object.entries(contenders)) {
+      const before = process.cpuUsage();
+      for (const command of commands) run(command);
+      const used = process.cpuUsage(before);
+      const times = rounds[name] ?? [];
+      times.push((used.user + used.system) / 1000);
+      rounds[name] = times;
+    }
+  }
+  const perSecond: Record<string, number> = {};
+  for (const [name, milliseconds] of Object.entries(rounds)) {
+    milliseconds.sort((left, right) => left - right);
+    const median = milliseconds[Math.floor(milliseconds.length / 2)] ?? Number.NaN;
+    perSecond[name] = commands.length / (median / 1000);
+  }
+  return perSecond;
+}
+
 await loadShellParser();
 const mix = corpus.concat(generated(400));
 const contenders = {
@@ -128,17 +166,55 @@ const corpusRates = measureInterleaved(
   3000,
 );
 
+const corpusCpuRates = measureCpuMedian(
+  permissionCorpus,
+  { analyzeCorpus: (command: string) => analyzeCommand(command, options) },
+  3000,
+);
+
+const againstAt = process.argv.indexOf('--against');
+const againstDirectory = againstAt === -1 ? undefined : process.argv[againstAt + 1];
+const against = againstDirectory === undefined ? undefined : await compareWith(resolve(againstDirectory));
+
+/** This checkout's analyser against the one in `directory`, interleaved round by round. */
+async function compareWith(directory: string) {
+  type ShellModule = { analyzeCommand: typeof analyzeCommand; loadShellParser: typeof loadShellParser };
+  const other = (await import(pathToFileURL(join(directory, 'src/shell/index.ts')).href)) as ShellModule;
+  await other.loadShellParser();
+  const contenders = {
+    this: (command: string) => analyzeCommand(command, options),
+    other: (command: string) => other.analyzeCommand(command, options),
+  };
+  measureInterleaved(permissionCorpus, contenders, 1000);
+  const corpusCpu = measureCpuMedian(permissionCorpus, contenders, 8000);
+  const corpusWall = measureInterleaved(permissionCorpus, contenders, 4000);
+  const mixWall = measureInterleaved(mix, contenders, 4000);
+  const pair = (rates: Record<string, number>) => ({
+    this: Math.round(rates['this'] ?? 0),
+    other: Math.round(rates['other'] ?? 0),
+    ratio: Number(((rates['this'] ?? 0) / (rates['other'] ?? 1)).toFixed(3)),
+  });
+  return {
+    directory,
+    permissionCorpusCpuMedian: pair(corpusCpu),
+    permissionCorpusWall: pair(corpusWall),
+    mixWall: pair(mixWall),
+  };
+}
+
 const result = {
   commandsPerSecond: Math.round(analyzePerSecond),
   parseForSecurityPerSecond: Math.round(parsePerSecond),
   isReadOnlyCommandPerSecond: Math.round(readOnlyPerSecond),
   analyzeToParseRatio: Number((analyzePerSecond / parsePerSecond).toFixed(3)),
   permissionCorpusCommandsPerSecond: Math.round(corpusRates['analyzeCorpus'] ?? 0),
+  permissionCorpusCpuMedianPerSecond: Math.round(corpusCpuRates['analyzeCorpus'] ?? 0),
   permissionCorpusSize: permissionCorpus.length,
   callQuestionsSeparatelyPerSecond: Math.round(corpusRates['separately'] ?? 0),
   callQuestionsPreparedPerSecond: Math.round(corpusRates['prepared'] ?? 0),
   mixSize: mix.length,
   averageCommandLength: Math.round(averageLength),
+  ...(against ? { against } : {}),
 };
 
 if (process.argv.includes('--json')) console.log(JSON.stringify(result));
@@ -150,7 +226,20 @@ else {
   console.log(`  analyze / parse    ${result.analyzeToParseRatio}`);
   console.log(`permission corpus (${result.permissionCorpusSize} Bash commands; target ≥ 25,000/s):`);
   console.log(`  analyzeCommand     ${result.permissionCorpusCommandsPerSecond.toLocaleString()} commands/s`);
+  console.log(
+    `  (CPU time, median round: ${result.permissionCorpusCpuMedianPerSecond.toLocaleString()} commands/s)`,
+  );
   console.log('one Bash call’s questions (read-only, parse, decision analysis):');
   console.log(`  asked separately   ${result.callQuestionsSeparatelyPerSecond.toLocaleString()} calls/s`);
   console.log(`  one prepared walk  ${result.callQuestionsPreparedPerSecond.toLocaleString()} calls/s`);
+  if (against) {
+    console.log(`against ${against.directory} (analyzeCommand, this / other, interleaved):`);
+    const line = (label: string, pair: { this: number; other: number; ratio: number }) =>
+      console.log(
+        `  ${label.padEnd(34)} ${pair.this.toLocaleString()} / ${pair.other.toLocaleString()} commands/s = ${pair.ratio}×`,
+      );
+    line('permission corpus, CPU median', against.permissionCorpusCpuMedian);
+    line('permission corpus, wall', against.permissionCorpusWall);
+    line('mix, wall', against.mixWall);
+  }
 }

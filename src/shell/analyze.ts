@@ -72,23 +72,38 @@ export interface AnalyzeOptions {
 const outputOperators = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
 function resolveAll(targets: string[], cwd: string | null, home: string | undefined): string[] {
-  return targets.map((target) => resolveShellPath(cwd, target, home) ?? target);
+  const resolved: string[] = [];
+  for (const target of targets) resolved.push(resolveShellPath(cwd, target, home) ?? target);
+  return resolved;
+}
+
+/** The targets of output redirections that write a file (not /dev/null, not a descriptor copy). */
+function redirectWriteTargets(redirects: readonly Redirect[]): string[] {
+  const targets: string[] = [];
+  for (const redirect of redirects)
+    if (outputOperators.has(redirect.operator) && !isReadOnlyRedirect(redirect))
+      targets.push(redirect.target);
+  return targets;
+}
+
+/** The targets of `<` and `<>` redirections. */
+function redirectReadTargets(redirects: readonly Redirect[]): string[] {
+  const targets: string[] = [];
+  for (const redirect of redirects)
+    if (redirect.operator === '<' || redirect.operator === '<>') targets.push(redirect.target);
+  return targets;
 }
 
 function analyzeOne(command: WalkedCommand, options: AnalyzeOptions): AnalyzedSubcommand {
   const inner = command.unwrapped.command;
   const innerKinds = inner.argKinds ?? inner.argv.map(() => 'literal' as const);
   const viaXargs = command.unwrapped.xargs !== undefined;
-  const redirectWrites = command.redirects
-    .filter((redirect) => outputOperators.has(redirect.operator) && !isReadOnlyRedirect(redirect))
-    .map((redirect) => redirect.target);
+  const redirectWrites = redirectWriteTargets(command.redirects);
   // `xargs -a FILE` reads FILE as `xargs < FILE` would: the engine checks it like an input redirect.
   const argFile = command.unwrapped.xargs?.argFile;
   const redirects =
     argFile === undefined ? command.redirects : [...command.redirects, { operator: '<', target: argFile }];
-  const reads = redirects
-    .filter((redirect) => redirect.operator === '<' || redirect.operator === '<>')
-    .map((redirect) => redirect.target);
+  const reads = redirectReadTargets(redirects);
   const writes = redirectWrites.concat(writeTargetsOf(inner.argv, innerKinds));
   const readOnly = isReadOnlySimpleCommand({
     argv: inner.argv,

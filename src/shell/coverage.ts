@@ -19,61 +19,78 @@ export function checkCoverage(root: SyntaxNode, source: string): void {
   checkRange(root, source, 0, source.length);
 }
 
-interface Leaf {
-  type: string;
-  /** Ancestors from the range's root down to the leaf itself. */
-  path: SyntaxNode[];
+/**
+ * Visits the leaves in source order. Each leaf is compared with the previous one through their
+ * lowest common ancestor: the walk is depth-first, so the ancestors they share are the bottom of the
+ * ancestor stack that stayed in place between them (`shared` entries), and the previous leaf's branch
+ * below them is the node popped when the stack first shrank to that size.
+ */
+function checkRange(root: SyntaxNode, source: string, from: number, to: number): void {
+  const walk = new LeafWalk(source, from);
+  walk.visit(root);
+  if (walk.previousEnd < to) checkGap(source.slice(walk.previousEnd, to), walk.previousType, '');
+  for (const node of walk.nested) checkRange(node, source, node.startIndex, node.endIndex);
 }
 
-/** Visits the leaves in source order, keeping the path of ancestors the checks compare. */
-function checkRange(root: SyntaxNode, source: string, from: number, to: number): void {
-  let previousEnd = from;
-  let previous: Leaf | undefined;
-  const nested: SyntaxNode[] = [];
-  const path: SyntaxNode[] = [];
-  const leaf = (type: string, start: number, end: number): void => {
-    const current: Leaf = { type, path: path.slice() };
-    if (start > previousEnd) {
-      const gap = source.slice(previousEnd, start);
-      checkGap(gap, previous?.type ?? '', type);
-      if (previous) checkWordBreak(previous, current, gap);
-    } else if (previous && start === previousEnd) {
-      checkWordJoin(previous, current);
-    }
-    if (type === 'comment') checkComment(source, start);
-    if (end > previousEnd) {
-      previousEnd = end;
-      previous = current;
-    }
-  };
-  const visit = (node: SyntaxNode): void => {
+/** The state of one {@link checkRange} walk (a class, so no closures are made per walk). */
+class LeafWalk {
+  previousEnd: number;
+  /** The type of the last leaf that extended the covered text; '' before the first. */
+  previousType = '';
+  private hasPrevious = false;
+  /** How many ancestors of the previous leaf are still on the stack. */
+  private shared = 0;
+  /** The previous leaf's ancestor (or itself) just below the shared ones. */
+  private previousBranch: SyntaxNode | undefined;
+  /** Command substitutions in heredoc bodies, checked as ranges of their own afterwards. */
+  readonly nested: SyntaxNode[] = [];
+  private readonly path: SyntaxNode[] = [];
+
+  constructor(
+    private readonly source: string,
+    from: number,
+  ) {
+    this.previousEnd = from;
+  }
+
+  visit(node: SyntaxNode): void {
+    const path = this.path;
     path.push(node);
     if (path.length > maxTreeDepth) tooComplex('the command is nested too deeply to analyse');
     const type = node.type;
     // A heredoc body is data between its expansions; only its substitutions are code.
     if (type === 'heredoc_body') {
-      for (const child of node.namedChildren) if (child.type === 'command_substitution') nested.push(child);
-      leaf(type, node.startIndex, node.endIndex);
+      for (const child of node.namedChildren)
+        if (child.type === 'command_substitution') this.nested.push(child);
+      this.leaf(type, node.startIndex, node.endIndex);
     } else if (node.children.length > 0) {
-      for (const child of node.children) visit(child);
-    } else leaf(type, node.startIndex, node.endIndex);
+      for (const child of node.children) this.visit(child);
+    } else this.leaf(type, node.startIndex, node.endIndex);
     path.pop();
-  };
-  visit(root);
-  if (previousEnd < to) checkGap(source.slice(previousEnd, to), previous?.type ?? '', '');
-  for (const node of nested) checkRange(node, source, node.startIndex, node.endIndex);
-}
+    if (path.length < this.shared) {
+      this.shared = path.length;
+      this.previousBranch = node;
+    }
+  }
 
-/** Index of the lowest common ancestor in both paths, or -1. */
-function commonDepth(left: Leaf, right: Leaf): number {
-  let depth = 0;
-  while (
-    depth < left.path.length &&
-    depth < right.path.length &&
-    left.path[depth]?.id === right.path[depth]?.id
-  )
-    depth++;
-  return depth - 1;
+  private leaf(type: string, start: number, end: number): void {
+    const path = this.path;
+    if (start > this.previousEnd) {
+      const gap = this.source.slice(this.previousEnd, start);
+      checkGap(gap, this.previousType, type);
+      if (this.hasPrevious) checkWordBreak(this.previousType, path[this.shared - 1]?.type ?? 'program', gap);
+    } else if (this.hasPrevious && start === this.previousEnd) {
+      checkWordJoin(path[this.shared - 1], this.previousBranch, path[this.shared]);
+    }
+    if (type === 'comment') checkComment(this.source, start);
+    if (end > this.previousEnd) {
+      this.previousEnd = end;
+      this.previousType = type;
+      this.hasPrevious = true;
+      this.shared = path.length;
+      this.previousBranch = undefined;
+    }
+  }
 }
 
 function checkGap(gap: string, before: string, after: string): void {
@@ -130,27 +147,26 @@ const argumentTypes = new Set([
  * command, so one skipped inside a command or redirection means the grammar read the next line
  * as part of the same command.
  */
-function checkWordBreak(before: Leaf, after: Leaf, gap: string): void {
-  const depth = commonDepth(before, after);
-  const type = before.path[depth]?.type ?? 'program';
+function checkWordBreak(beforeType: string, commonType: string, gap: string): void {
+  const type = commonType;
   if (type === 'string' || type === 'heredoc_body') return;
   if (type === 'concatenation' || type === 'word') {
     tooComplex('the parser joined words that bash keeps apart; quote the argument');
   }
   if (!/(?<!\\)\n/.test(gap)) return;
   if (newlineContainers.has(type)) return;
-  if ((type === 'list' || type === 'pipeline') && continuingOperators.has(before.type)) return;
+  if ((type === 'list' || type === 'pipeline') && continuingOperators.has(beforeType)) return;
   tooComplex('a line break inside a command is read differently by bash; put each command on its own line');
 }
 
 /** Two arguments with nothing between them are one word to bash, whatever the grammar says. */
-function checkWordJoin(before: Leaf, after: Leaf): void {
-  const depth = commonDepth(before, after);
-  const common = before.path[depth];
+function checkWordJoin(
+  common: SyntaxNode | undefined,
+  left: SyntaxNode | undefined,
+  right: SyntaxNode | undefined,
+): void {
   if (!common || !['command', 'declaration_command', 'unset_command', 'file_redirect'].includes(common.type))
     return;
-  const left = before.path[depth + 1];
-  const right = after.path[depth + 1];
   if (!left || !right) return;
   if (left.id !== right.id && argumentTypes.has(left.type) && argumentTypes.has(right.type)) {
     tooComplex('the parser split one word in two; quote the argument');

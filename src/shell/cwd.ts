@@ -35,8 +35,15 @@ export function resolveShellPath(cwd: string | null, target: string, home?: stri
 }
 
 function withoutDotSegments(absolute: string): string {
+  if (!hasDotOrEmptySegment(absolute)) return absolute;
   const segments = absolute.split('/').filter((segment) => segment !== '' && segment !== '.');
   return `/${segments.join('/')}`;
+}
+
+/** Whether an absolute path has an empty (`//`, trailing `/`) or `.` segment to drop. */
+function hasDotOrEmptySegment(absolute: string): boolean {
+  if (absolute.includes('//') || absolute.includes('/./') || absolute.endsWith('/.')) return true;
+  return absolute.length > 1 && absolute.endsWith('/');
 }
 
 /** The directory a wrapper such as `env -C dir` switches to. */
@@ -55,9 +62,10 @@ export function changeDirectory(
   cwd: string | null,
   home?: string,
 ): { target: string | null } | undefined {
-  const [name, ...rest] = command.argv;
+  const name = command.argv[0];
   if (name === undefined || !directoryCommands.has(name)) return undefined;
   if (name === 'popd') return { target: null };
+  const rest = command.argv.slice(1);
   const kinds = command.argKinds?.slice(1) ?? rest.map(() => 'literal' as const);
   const operands: number[] = [];
   let noChange = false;

@@ -13,5 +13,10 @@ export function quoteWord(word: string): string {
 
 /** `argv` as a single normalised line: words separated by one space, quoted where needed. */
 export function formatArgv(argv: readonly string[]): string {
-  return argv.map(quoteWord).join(' ');
+  let line = '';
+  for (let index = 0; index < argv.length; index++) {
+    const word = quoteWord(argv[index] ?? '');
+    line = index === 0 ? word : `${line} ${word}`;
+  }
+  return line;
 }

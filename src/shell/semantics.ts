@@ -1,5 +1,5 @@
 import type { SyntaxNode } from './syntax-node.ts';
-import type { CommandOrigin, SimpleCommand } from './types.ts';
+import type { CommandOrigin, EnvVar, SimpleCommand } from './types.ts';
 import { isHarmlessEnvAssignment } from './env-vars.ts';
 import { tooComplex } from './walk-errors.ts';
 import type { UnwrapDetails } from './wrappers.ts';
@@ -60,42 +60,69 @@ const shells = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash
 
 const printableName = /^[\x21-\x7e]+$/;
 
+/** The names {@link shellBody} looks further at; for any other it has nothing to say. */
+const mayRunCode = new Set([...shells, 'eval', 'busybox', 'fish', 'csh', 'tcsh', 'pwsh', 'nu']);
+
 /** Rejects commands whose meaning cannot be decided from the command line alone. */
 export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetails, node: SyntaxNode): void {
-  for (const command of [raw, unwrapped.command]) {
-    const name = command.argv[0];
-    if (name === undefined) continue;
-    if ((command.argKinds?.[0] ?? 'literal') !== 'literal') {
-      tooComplex(`the command name ${name.slice(0, 40)} is computed at run time`, node.type);
-    }
-    if (!printableName.test(name))
-      tooComplex('the command name contains spaces or non-ASCII characters', node.type);
-    if (zshDangerousBuiltins.has(name) || name.startsWith('zf_')) {
-      tooComplex(`the zsh builtin ${name} can open files or sockets directly`, node.type);
-    }
-    if (deferredCodeCommands.has(name) && command.argv.length > 1) {
-      tooComplex(`${name} defines code that runs later; it is not analysed`, node.type);
-    }
-    if (subscriptEvaluatingBuiltins.has(name) && command.argv.slice(1).some((word) => word.includes('['))) {
-      tooComplex(`${name} evaluates array subscripts, which can run commands`, node.type);
-    }
+  const inner = unwrapped.command;
+  checkCommandName(raw, node);
+  if (inner !== raw) checkCommandName(inner, node);
+  // `IFS=, read a b` only splits what read reads; everywhere else IFS changes how words split.
+  for (const variable of raw.envVars) checkAssignment(variable, raw, unwrapped, node);
+  for (const variable of inner.envVars) checkAssignment(variable, raw, unwrapped, node);
+  for (const word of raw.argv) checkProcPath(word, node);
+  for (const redirect of raw.redirects) checkProcPath(redirect.target, node);
+  for (const variable of raw.envVars) checkProcPath(variable.value, node);
+}
+
+/** The checks {@link checkCommandSemantics} makes of one command's name and words. */
+function checkCommandName(command: SimpleCommand, node: SyntaxNode): void {
+  const name = command.argv[0];
+  if (name === undefined) return;
+  if ((command.argKinds?.[0] ?? 'literal') !== 'literal') {
+    tooComplex(`the command name ${name.slice(0, 40)} is computed at run time`, node.type);
   }
-  for (const variable of raw.envVars.concat(unwrapped.command.envVars)) {
-    // `IFS=, read a b` only splits what read reads; everywhere else IFS changes how words split.
+  if (!printableName.test(name))
+    tooComplex('the command name contains spaces or non-ASCII characters', node.type);
+  if (zshDangerousBuiltins.has(name) || name.startsWith('zf_')) {
+    tooComplex(`the zsh builtin ${name} can open files or sockets directly`, node.type);
+  }
+  if (deferredCodeCommands.has(name) && command.argv.length > 1) {
+    tooComplex(`${name} defines code that runs later; it is not analysed`, node.type);
+  }
+  if (subscriptEvaluatingBuiltins.has(name) && hasSubscript(command.argv)) {
+    tooComplex(`${name} evaluates array subscripts, which can run commands`, node.type);
+  }
+}
+
+/** Whether an argument (a word after the name) has a `[`. */
+function hasSubscript(argv: readonly string[]): boolean {
+  for (let index = 1; index < argv.length; index++) if (argv[index]?.includes('[')) return true;
+  return false;
+}
+
+function checkAssignment(
+  variable: EnvVar,
+  raw: SimpleCommand,
+  unwrapped: UnwrapDetails,
+  node: SyntaxNode,
+): void {
+  if (variable.name === 'IFS') {
     const splitsRead =
       unwrapped.wrappers.length === 0 &&
       variable.literal !== false &&
       isHarmlessEnvAssignment(variable.name, variable.value, raw.argv[0]);
-    if (variable.name === 'IFS' && !splitsRead) tooComplex('setting IFS changes how words split', node.type);
-    if (/^PS[0-4]$|^PROMPT_COMMAND$/.test(variable.name) && raw.argv.length === 0) {
-      tooComplex(`${variable.name} runs substitutions when the shell prints it`, node.type);
-    }
+    if (!splitsRead) tooComplex('setting IFS changes how words split', node.type);
   }
-  const words = raw.argv.concat(raw.redirects.map((redirect) => redirect.target));
-  for (const word of words.concat(raw.envVars.map((variable) => variable.value))) {
-    if (procPaths.test(word))
-      tooComplex("the command reaches into /proc for another process's environment or files", node.type);
+  if (/^PS[0-4]$|^PROMPT_COMMAND$/.test(variable.name) && raw.argv.length === 0) {
+    tooComplex(`${variable.name} runs substitutions when the shell prints it`, node.type);
   }
+}
+
+function checkProcPath(word: string, node: SyntaxNode): void {
+  if (word.includes('/proc/') && procPaths.test(word))
+    tooComplex("the command reaches into /proc for another process's environment or files", node.type);
 }
 
 /** Code a command runs from a string: `bash -c BODY`, `eval …`, `sh <<EOF`, `watch CMD`. */
@@ -105,8 +132,9 @@ export function shellBody(
   stdin: StdinBody | undefined,
   node: SyntaxNode,
 ): { text: string; origin: CommandOrigin } | undefined {
-  const [name, ...args] = inner.argv;
-  if (name === undefined) return undefined;
+  const name = inner.argv[0];
+  if (name === undefined || !mayRunCode.has(name)) return undefined;
+  const args = inner.argv.slice(1);
   const kinds = inner.argKinds?.slice(1) ?? args.map(() => 'literal' as const);
   const replace = details.xargs?.replace;
   const literalArgs = (from: number): string => {

@@ -56,7 +56,7 @@ class CopiedNode implements SyntaxNode {
   }
 
   get namedChildren(): readonly CopiedNode[] {
-    this.named ??= this.children.length === 0 ? noChildren : this.children.filter((child) => child.isNamed);
+    this.named ??= namedOnly(this.children);
     return this.named;
   }
 
@@ -74,6 +74,12 @@ class CopiedNode implements SyntaxNode {
     for (const child of this.children) if (child.field === name) return child;
     return null;
   }
+}
+
+/** The named ones of `children`: the same array when all are named (neither is ever changed). */
+function namedOnly(children: readonly CopiedNode[]): readonly CopiedNode[] {
+  for (const child of children) if (!child.isNamed) return children.filter((each) => each.isNamed);
+  return children;
 }
 
 /** Per grammar: whether each node type (by id) is named. */
@@ -133,4 +139,111 @@ export function copySyntaxTree(tree: Tree, source: string): SyntaxNode {
   } finally {
     cursor.delete();
   }
+}
+
+/**
+ * Builds the copied tree from a depth-first walk that reports each node as it arrives
+ * ({@link add}), then whether the walk went down into it ({@link open}) and back up ({@link close}).
+ * One builder serves every tree of one grammar, one tree at a time; it keeps per type id whether the
+ * type is named and whether its children's fields are wanted, so the walk asks those once per type.
+ */
+export class CopiedTreeBuilder {
+  /** Per type id: whether the type is named, once the walk has asked. */
+  readonly namedByType: Array<boolean | undefined> = [];
+  private readonly types: readonly string[];
+  private readonly fields: readonly (string | null)[];
+  private readonly fieldsWantedByType: boolean[];
+  private readonly openNodes: CopiedNode[] = [];
+  private readonly openChildren: CopiedNode[][] = [];
+  private readonly openWantsFields: boolean[] = [];
+  private source = '';
+  private count = 0;
+  private root: CopiedNode | undefined;
+  private last: CopiedNode | undefined;
+  /** Whether the children of the node added last fill fields that are copied. */
+  private wantsFieldsOfLast = false;
+
+  constructor(language: Language) {
+    this.types = language.types;
+    this.fields = language.fields;
+    this.fieldsWantedByType = language.types.map((type) => typesWithFields.has(type));
+  }
+
+  /** Starts a tree parsed from `source`. */
+  start(source: string): void {
+    this.source = source;
+    this.count = 0;
+    this.root = undefined;
+    this.last = undefined;
+    this.openNodes.length = 0;
+    this.openChildren.length = 0;
+    this.openWantsFields.length = 0;
+  }
+
+  /** Whether the node about to be added needs its field: its parent is of a type in {@link typesWithFields}. */
+  parentWantsFields(): boolean {
+    const depth = this.openWantsFields.length;
+    return depth > 0 && this.openWantsFields[depth - 1] === true;
+  }
+
+  /** How many nodes are open (the walk is inside them). */
+  depth(): number {
+    return this.openNodes.length;
+  }
+
+  /** The next node in depth-first order; `fieldId` 0 when it fills no field (or it was not asked). */
+  add(typeId: number, named: boolean, startIndex: number, endIndex: number, fieldId: number): void {
+    const node = new CopiedNode(
+      this.count++,
+      this.types[typeId] || 'ERROR',
+      named,
+      startIndex,
+      endIndex,
+      fieldId === 0 ? null : (this.fields[fieldId] ?? null),
+      this.source,
+    );
+    const depth = this.openChildren.length;
+    if (depth > 0) this.openChildren[depth - 1]?.push(node);
+    else this.root = node;
+    this.last = node;
+    this.wantsFieldsOfLast = this.fieldsWantedByType[typeId] === true;
+  }
+
+  /** The walk went into the node added last: what follows are its children. */
+  open(): void {
+    const node = this.last;
+    if (!node) throw new Error('The tree walk opened a node before adding one.');
+    const children: CopiedNode[] = [];
+    node.children = children;
+    this.openNodes.push(node);
+    this.openChildren.push(children);
+    this.openWantsFields.push(this.wantsFieldsOfLast);
+  }
+
+  /** The walk left the innermost open node. */
+  close(): void {
+    this.openNodes.pop();
+    this.openChildren.pop();
+    this.openWantsFields.pop();
+  }
+
+  /** The root of the finished tree; the builder forgets it. */
+  finish(): SyntaxNode {
+    const root = this.root;
+    if (!root) throw new Error('The tree walk finished without a root node.');
+    this.start('');
+    return root;
+  }
+}
+
+const buildersOf = new WeakMap<Language, CopiedTreeBuilder>();
+
+/** The builder for trees of `language` (one per grammar, reused from tree to tree). */
+export function syntaxTreeBuilder(language: Language): CopiedTreeBuilder {
+  let builder = buildersOf.get(language);
+  if (!builder) {
+    builder = new CopiedTreeBuilder(language);
+    buildersOf.set(language, builder);
+  }
+  return builder;
 }

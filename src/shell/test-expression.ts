@@ -189,6 +189,8 @@ export function testCommandWords(node: SyntaxNode, host: WordHost): ResolvedWord
  * same rules, with quoting read from the syntax nodes.
  */
 export function checkPlainTestCommand(nodes: readonly SyntaxNode[], words: readonly ResolvedWord[]): void {
+  // Unwrapping only removes words (or puts `echo` in place of none), so the name is one of them.
+  if (!words.some((word) => word.text === 'test' || word.text === '[')) return;
   const argv = words.map((word) => word.text);
   const argKinds: ArgKind[] = words.map((word) => word.kind);
   const inner = unwrapCommandDetailed({ argv, argKinds, envVars: [], redirects: [], text: '' }).command;

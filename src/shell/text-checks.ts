@@ -30,6 +30,9 @@ const deceptiveRanges: ReadonlyArray<readonly [number, number]> = [
   [0xe0000, 0xe007f],
 ];
 
+/** Any code unit from U+00A0 up (surrogates included). */
+const beyondLatinControls = /[^\u0000-\u009f]/;
+
 function findDeceptive(source: string): number | undefined {
   for (const char of source) {
     const code = char.codePointAt(0) ?? 0;
@@ -46,6 +49,8 @@ export function screenCommandText(source: string): string | null {
     const code = control[0].charCodeAt(0).toString(16).padStart(4, '0');
     return `the command contains the control character U+${code}; remove it or write it with printf`;
   }
+  // Everything below looks only at code points from U+00A0 up.
+  if (!beyondLatinControls.test(source)) return null;
   const deceptive = findDeceptive(source);
   if (deceptive !== undefined) {
     const code = deceptive.toString(16).padStart(4, '0');

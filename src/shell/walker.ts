@@ -1,10 +1,9 @@
-import type { Tree } from 'web-tree-sitter';
-import { copySyntaxTree, type SyntaxNode } from './syntax-node.ts';
+import type { SyntaxNode } from './syntax-node.ts';
 import { type ConstructHost, constructTypes, walkConstruct } from './constructs.ts';
 import { checkCoverage } from './coverage.ts';
 import { type CwdState, changeDirectory, mergeCwd, resolveChdir } from './cwd.ts';
 import { type HeredocSpan, planHeredocs, verifyHeredocs } from './heredoc.ts';
-import { parseBash } from './parser.ts';
+import { parseBashSyntax } from './parser.ts';
 import { listedDirectory, pipedDirectory } from './path-listers.ts';
 import { checkCommandSemantics, type StdinBody, shellBody } from './semantics.ts';
 import { checkPlainTestCommand } from './test-expression.ts';
@@ -173,10 +172,7 @@ class Walker implements ConstructHost<Frame> {
     // Heredoc bodies are read as bash reads them and blanked before tree-sitter sees the text.
     const plan = planHeredocs(text);
     const parsed = plan?.masked ?? text;
-    const outcome = parseBash(parsed);
-    if (outcome.kind === 'unavailable') throw new ParserUnavailable();
-    if (outcome.kind === 'timeout') tooComplex('parsing took too long; the command may be adversarial');
-    const root = copiedRoot(outcome.tree, parsed, this.nodes);
+    const root = parsedRoot(parsed, this.nodes);
     const saved = { heredocs: this.heredocs, unmasked: this.unmasked };
     this.unmasked = plan ? text : undefined;
     try {
@@ -494,7 +490,11 @@ class Walker implements ConstructHost<Frame> {
     const resolved = this.resolveArguments(words);
     checkPlainTestCommand(words, resolved);
     // Redirections written after the command (outer) are applied after those inside it.
-    const merged: Collector = { redirects: gathered.redirects.concat(outer?.redirects ?? []), trailing: [] };
+    const outerRedirects = outer?.redirects ?? [];
+    const merged: Collector = {
+      redirects: outerRedirects.length > 0 ? gathered.redirects.concat(outerRedirects) : gathered.redirects,
+      trailing: [],
+    };
     const stdin = outer?.stdin ?? gathered.stdin;
     if (stdin) merged.stdin = stdin;
     return this.emit(resolved, envVars, merged, node.text, frame, cwd, node);
@@ -563,9 +563,7 @@ class Walker implements ConstructHost<Frame> {
     const redirects = frame.redirects.length > 0 ? own.redirects.concat(frame.redirects) : own.redirects;
     const stdin = own.stdin;
     const input: StdinSource | undefined =
-      stdin || redirects.some((redirect) => inputOperators.has(redirect.operator) && (redirect.fd ?? 0) === 0)
-        ? { kind: 'unknown' }
-        : frame.stdin;
+      stdin || readsStandardInput(redirects) ? { kind: 'unknown' } : frame.stdin;
     const argv: string[] = [];
     const argKinds: ArgKind[] = [];
     for (const word of words) {
@@ -627,16 +625,21 @@ class Walker implements ConstructHost<Frame> {
 
 /**
  * The parsed tree as plain objects (syntax-node.ts), after the checks that need only tree-sitter's
- * root: syntax errors, and the node budget (`walked` nodes analysed so far). Frees the tree.
+ * root: syntax errors, and the node budget (`walked` nodes analysed so far).
  */
-function copiedRoot(tree: Tree, parsed: string, walked: number): SyntaxNode {
-  try {
-    const root = tree.rootNode;
-    if (root.hasError) tooComplex('bash syntax error or construct the parser does not understand', 'ERROR');
-    if (root.descendantCount + walked > maxNodes) tooComplex('the command is too large to analyse');
-    return copySyntaxTree(tree, parsed);
-  } finally {
-    tree.delete();
+function parsedRoot(parsed: string, walked: number): SyntaxNode {
+  const outcome = parseBashSyntax(parsed, maxNodes - walked);
+  switch (outcome.kind) {
+    case 'root':
+      return outcome.root;
+    case 'unavailable':
+      throw new ParserUnavailable();
+    case 'timeout':
+      return tooComplex('parsing took too long; the command may be adversarial');
+    case 'syntax-error':
+      return tooComplex('bash syntax error or construct the parser does not understand', 'ERROR');
+    case 'too-large':
+      return tooComplex('the command is too large to analyse');
   }
 }
 
@@ -679,6 +682,13 @@ function checkDescriptorPlacement(body: SyntaxNode, redirect: SyntaxNode): void 
   const last = words[words.length - 1];
   if (last?.type === 'number' && last.endIndex === redirect.startIndex)
     tooComplex(`the descriptor ${last.text} written against a redirection is not analysed`, redirect.type);
+}
+
+/** Whether a redirection feeds standard input (descriptor 0). */
+function readsStandardInput(redirects: readonly Redirect[]): boolean {
+  for (const redirect of redirects)
+    if (inputOperators.has(redirect.operator) && (redirect.fd ?? 0) === 0) return true;
+  return false;
 }
 
 /** The frame for a part that is not in tail position. */

@@ -36,8 +36,16 @@ function combine(left: ArgKind, right: ArgKind): ArgKind {
   return rank[left] >= rank[right] ? left : right;
 }
 
+const blank = /[ \t\n]/;
+const globCharacter = /[*?[]/;
+
 /** Removes backslash escapes from an unquoted word the way bash does; marks unquoted glob characters. */
 function unquotedWord(raw: string): ResolvedWord {
+  // Without a backslash the word is its own text; only blanks and glob characters matter.
+  if (!raw.includes('\\')) {
+    if (blank.test(raw)) tooComplex('the parser read blanks inside a word; quote the argument', 'word');
+    return { text: raw, kind: globCharacter.test(raw) ? 'glob' : 'literal', unquoted: raw };
+  }
   let text = '';
   let unquoted = '';
   let kind: ArgKind = 'literal';

@@ -430,6 +430,14 @@ function systemProgramName(word: string): string {
 
 /** Removes every known wrapper around a command and reports what was removed. */
 export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
+  // Most commands have no wrapper: answer those without copying their words.
+  const first = command.argv[0];
+  if (
+    first === undefined ||
+    (command.argKinds?.[0] ?? 'literal') !== 'literal' ||
+    !own(wrapperSpecs, systemProgramName(first))
+  )
+    return { command, wrappers: [] };
   let argv = command.argv.slice();
   let kinds: ArgKind[] = command.argKinds?.slice() ?? argv.map(() => 'literal');
   let envVars = command.envVars.slice();

@@ -1,14 +1,43 @@
 import { sedScriptReads } from './read-only/sed.ts';
 import type { ArgKind } from './types.ts';
 
+/** The commands {@link writeTargetsOf} knows; any other writes nothing through its arguments. */
+const writerNames = new Set([
+  'tee',
+  'touch',
+  'rm',
+  'rmdir',
+  'mkdir',
+  'truncate',
+  'shred',
+  'chmod',
+  'chown',
+  'chgrp',
+  'cp',
+  'mv',
+  'ln',
+  'install',
+  'rsync',
+  'scp',
+  'sed',
+  'gsed',
+  'git',
+  'dd',
+  'curl',
+  'wget',
+  'uniq',
+  'sort',
+]);
+
 /**
  * Files a command obviously writes through its arguments (not redirections): `tee FILE`,
  * `sort -o FILE`, `uniq IN OUT`, `cp/mv … DEST`, `touch`, `rm`, `mkdir`, `ln`. Best effort, for
  * path rules; commands not listed are still not read-only unless an allowlist says so.
  */
 export function writeTargetsOf(argv: readonly string[], kinds: readonly ArgKind[]): string[] {
-  const [name, ...args] = argv;
-  if (name === undefined) return [];
+  const name = argv[0];
+  if (name === undefined || !writerNames.has(name)) return [];
+  const args = argv.slice(1);
   const operands: string[] = [];
   let optionsDone = false;
   for (let index = 0; index < args.length; index++) {
