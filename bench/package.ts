@@ -5,8 +5,10 @@
  * interleaved. Each import is reported as wall time over `node -e 0`, CPU time over `node -e 0`
  * (the process's own user + system time, less sensitive to other load) and as a ratio to
  * `import('ai')` in the same run, the number that carries from one machine to another.
- * Targets: installed <= 60 MB; cold import <= 150 ms over `node -e 0` where the AI SDK took 83 ms,
- * held here as <= 0.55x `import('ai')` (wall and CPU). Needs `npm run build` first (it imports the
+ * Targets: installed <= 60 MB; cold import <= 150 ms on the machine where the AI SDK's took 83 ms.
+ * Machines differ, so the target is carried by the AI SDK: <= 150/83 = 1.81x `import('ai')` in the
+ * same run (wall and CPU); the milliseconds over `node -e 0` are printed against 150 ms as well.
+ * Needs `npm run build` first (it imports the
  * built entry, dist/bundle/index.js).
  * `--against DIR` adds another checkout's built entry (DIR/dist/bundle/index.js, built there), interleaved
  * in the same run, to compare two builds side by side.
@@ -145,12 +147,15 @@ const imports = Object.fromEntries(
   }),
 );
 const efferent = imports["import('efferent')"];
-const targetMet = (efferent?.toAi ?? Infinity) <= 0.55 && (efferent?.cpuToAi ?? Infinity) <= 0.55;
+/** 150 ms where the AI SDK took 83 ms: the target as a multiple of `import('ai')`. */
+const targetToAi = 150 / 83;
+const targetMet = (efferent?.toAi ?? Infinity) <= targetToAi && (efferent?.cpuToAi ?? Infinity) <= targetToAi;
+const absoluteMet = (efferent?.importMs ?? Infinity) <= 150;
 const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
 
 if (json) {
   process.stdout.write(
-    `${JSON.stringify({ installedMB: mb(installed), tarballMB: mb(own?.size ?? 0), dependencies: bySize.map((d) => ({ name: d.name, mb: mb(d.bytes) })), imports, importTargetMet: targetMet }, null, 2)}\n`,
+    `${JSON.stringify({ installedMB: mb(installed), tarballMB: mb(own?.size ?? 0), dependencies: bySize.map((d) => ({ name: d.name, mb: mb(d.bytes) })), imports, importTargetMet: targetMet, importWithin150Ms: absoluteMet }, null, 2)}\n`,
   );
 } else {
   process.stdout.write(
@@ -169,7 +174,8 @@ if (json) {
     );
   }
   process.stdout.write(
-    `cold import target: <= 150 ms over node -e 0 where import('ai') takes 83 ms; here <= 0.55x import('ai') ` +
-      `in the same run, wall and CPU: ${targetMet ? 'met' : 'not met'}\n`,
+    `cold import target: <= 150 ms where import('ai') takes 83 ms, so <= ${targetToAi.toFixed(2)}x import('ai') ` +
+      `in the same run, wall and CPU: ${targetMet ? 'met' : 'not met'}; ` +
+      `${(efferent?.importMs ?? 0).toFixed(0)} ms over node -e 0 here (${absoluteMet ? 'within' : 'above'} 150 ms)\n`,
   );
 }
