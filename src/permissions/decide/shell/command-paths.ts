@@ -224,6 +224,23 @@ export function searchesWorkingDirectory(argv: readonly string[]): boolean {
   return operands.length <= (patternGiven ? 0 : 1);
 }
 
+/** Listing programs that list the directory they run in when no operand names one (`ls`, `find`). */
+const workingDirectoryListers = new Set(['ls', 'dir', 'vdir', 'du', 'tree', 'find']);
+
+/**
+ * True when a listing program lists the directory it runs in: when no word looks like an operand,
+ * or whenever it runs somewhere other than the project's directory (`env -C DIR ls -I x`, `cd && ls`),
+ * where an option's value cannot be told from an operand without every option's arity. The engine
+ * then treats `.` as read.
+ */
+export function listsWorkingDirectory(argv: readonly string[], runsElsewhere: boolean): boolean {
+  const [program = '', ...args] = argv;
+  if (!workingDirectoryListers.has(program.slice(program.lastIndexOf('/') + 1))) return false;
+  return (
+    runsElsewhere || args.every((arg) => arg.startsWith('-') || arg === '!' || arg === '(' || arg === ')')
+  );
+}
+
 /**
  * Programs known not to follow symbolic links met while recursing (or never to recurse at all), and
  * the options that make them follow. Everything not listed is assumed to follow: a program the table
