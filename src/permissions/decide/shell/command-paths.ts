@@ -224,6 +224,24 @@ export function searchesWorkingDirectory(argv: readonly string[]): boolean {
   return operands.length <= (patternGiven ? 0 : 1);
 }
 
+/**
+ * The directories the shell lists to expand the patterns among a subcommand's words (a star under
+ * `~/.ssh/` lists `~/.ssh/`; stars two levels under `../` list `../` first): the literal part before
+ * the first pattern character, up to its last slash, or `.` when it has none.
+ */
+export function patternDirectories(subcommand: AnalyzedSubcommandLike): string[] {
+  const directories: string[] = [];
+  subcommand.argv.forEach((word, index) => {
+    if (index === 0) return;
+    // A computed word (`$HOME/.ssh/*`) may hold an unquoted pattern too; it is taken as one.
+    const kind = subcommand.argKinds?.[index];
+    if (kind !== 'glob' && !(kind !== 'literal' && /[*?[]/.test(word))) return;
+    const literal = word.split(/[*?[]/)[0] ?? '';
+    directories.push(literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) : '.');
+  });
+  return directories;
+}
+
 /** Listing programs that list the directory they run in when no operand names one (`ls`, `find`). */
 const workingDirectoryListers = new Set(['ls', 'dir', 'vdir', 'du', 'tree', 'find']);
 

@@ -3,7 +3,13 @@ import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 import { isInWorkspace } from '../workspace.ts';
 import { isUnresolvable } from '../../paths/canonical-path.ts';
-import { expandHome, harmlessReadSources, harmlessWriteTargets, inputSourceWords } from './command-paths.ts';
+import {
+  expandHome,
+  harmlessReadSources,
+  harmlessWriteTargets,
+  inputSourceWords,
+  patternDirectories,
+} from './command-paths.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -105,6 +111,31 @@ const readsOutsideBeforeAllowRules: SubcommandStep = (facts) => {
   );
   const writes = facts.writes();
   return writes?.behavior === 'ask' ? strongerAsk(writes, verdict) : verdict;
+};
+
+/**
+ * The shell lists a directory to expand a pattern for a program that opens nothing itself:
+ * `echo ~/.ssh/*` prints what `ls ~/.ssh` would (class pattern-listing,
+ * docs/decisions/security-pattern-listing.md).
+ */
+const patternListsOutside: SubcommandStep = (facts) => {
+  if (facts.reading) return undefined;
+  const { workspace } = facts.context;
+  for (const directory of patternDirectories(facts.subcommand)) {
+    const expanded = expandHome(directory, workspace.home, false);
+    const path = expanded === undefined ? undefined : resolveFrom(expanded, facts.subcommand, workspace);
+    if (path === undefined || isUnresolvable(path))
+      return workspaceAsk(
+        facts,
+        `expands a pattern in ${readableWord(directory)}, a directory only known when it runs`,
+      );
+    if (!isInWorkspace(path, workspace))
+      return workspaceAsk(
+        facts,
+        `expands a pattern in ${describePath(path)}, outside the working directories`,
+      );
+  }
+  return undefined;
 };
 
 /** A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it. */
@@ -281,6 +312,10 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'a read that cannot be checked against read deny rules', check: uncheckableRead },
   { name: 'a read outside the working directories', check: readsOutsideBeforeAllowRules },
   { name: 'input from outside for a program that opens nothing itself', check: inputFromOutside },
+  {
+    name: 'a pattern the shell expands outside for a program that opens nothing itself',
+    check: patternListsOutside,
+  },
   { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
   { name: 'an allow rule on the command', check: shellAllowRule },
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
