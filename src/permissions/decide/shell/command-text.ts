@@ -1,3 +1,4 @@
+import { dashedGitSpelling } from './git-command-names.ts';
 import { type AnalyzedSubcommandLike, isDynamicWord } from './shell-contract.ts';
 
 /**
@@ -47,6 +48,8 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
       spellings.add(canonicalCommandText([program, ...rest]));
     }
   }
+  const dashed = dashedGitSpelling(subcommand.argv);
+  if (dashed) spellings.add(dashed.join(' ')).add(canonicalCommandText(dashed));
   for (const reordered of flagFirstOrders(subcommand.argv)) spellings.add(reordered.join(' '));
   for (const dropped of leadingOptionsDropped(subcommand.argv)) {
     spellings.add(dropped.join(' '));

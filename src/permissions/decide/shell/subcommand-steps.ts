@@ -10,6 +10,7 @@ import {
   inputSourceWords,
   patternDirectories,
 } from './command-paths.ts';
+import { unknownGitCommand } from './git-command-names.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -39,6 +40,22 @@ const shellDenyRule: SubcommandStep = ({ context, spellings, label }) => {
 
 const embeddedCommand: SubcommandStep = ({ subcommand, context }) =>
   subcommand.readOnly ? undefined : embeddedRuleMatch(subcommand, context);
+
+/**
+ * A git command word that is not git's own (an alias, an autocorrected typo, a `git-NAME` program)
+ * may run any git command, so while a rule names git the engine cannot tell whether it applies.
+ */
+const gitNameUnderRule: SubcommandStep = ({ subcommand, context }) => {
+  const name = unknownGitCommand(subcommand.argv);
+  if (name === undefined) return undefined;
+  const { deny, ask: askRules } = context.shellRules;
+  if (!deny.mayMatchFirstWord('git') && !askRules.mayMatchFirstWord('git')) return undefined;
+  return ask(
+    'safety',
+    `git ${name} is not a git command: an alias or a git-${name} program may run a git command a rule covers`,
+    { classifierApprovable: false },
+  );
+};
 
 const readDenied: SubcommandStep = (facts) => facts.reads().deny;
 
@@ -302,6 +319,7 @@ const readOnlyInside: SubcommandStep = ({ label }) => ({
 export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = [
   { name: 'a deny rule on the command', check: shellDenyRule },
   { name: 'an argument runs a command a deny or ask rule covers', check: embeddedCommand },
+  { name: "a git command name that is not git's own, while a rule names git", check: gitNameUnderRule },
   { name: 'a read deny rule on what it reads (named, through links, through patterns)', check: readDenied },
   { name: 'a write deny rule on what it writes', check: writeDenied },
   { name: 'a command that writes names a write-denied path', check: namesWriteDeniedPath },
