@@ -13,7 +13,8 @@ import { getAllBaseTools } from '../src/registry/index.ts';
 /**
  * The shell lists a directory to expand a pattern, whatever program then receives the names (class
  * `pattern-listing`, docs/decisions/security-pattern-listing.md). `ls ~/.ssh` asks, but
- * `echo ~/.ssh/*` and `printf '%s\n' ../outside/*` printed the same listing: programs that open nothing themselves had their words left unjudged. Real bash
+ * `echo ~/.ssh/*`, `printf '%s\n' ../outside/*` and `for f in ~/.ssh/*; do echo "$f"; done`
+ * printed the same listing: programs that open nothing themselves had their words left unjudged. Real bash
  * first prints a name from outside the project; the engine must then not allow it. Patterns inside
  * the project and quoted (literal) ones stay allowed.
  */
@@ -98,9 +99,19 @@ describe('a pattern is a listing of the directory it expands in', () => {
   it('real bash prints names from outside the project', () => {
     expect(bash('echo ~/.ssh/*')).toContain(marker);
     expect(bash("printf '%s\\n' ../outside/*")).toContain(marker);
+    expect(bash('for f in ~/.ssh/*; do echo "$f"; done')).toContain(marker);
   });
 
   it.each(programs.flatMap((program) => patterns.map((pattern) => program.replace('P', pattern))))(
+    '%s is not allowed',
+    async (template) => {
+      const command = fill(template);
+      const result = await decide(command);
+      expect(result.behavior, `${command}: ${result.message ?? ''}`).not.toBe('allow');
+    },
+  );
+
+  it.each(patterns.map((pattern) => `for f in ${pattern}; do echo "$f"; done`))(
     '%s is not allowed',
     async (template) => {
       const command = fill(template);
