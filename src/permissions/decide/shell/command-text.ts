@@ -1,4 +1,5 @@
 import { dashedGitSpelling } from './git-command-names.ts';
+import { npmCanonicalSpellings } from './npm-command-names.ts';
 import { type AnalyzedSubcommandLike, isDynamicWord } from './shell-contract.ts';
 
 /**
@@ -50,6 +51,8 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
   }
   const dashed = dashedGitSpelling(subcommand.argv);
   if (dashed) spellings.add(dashed.join(' ')).add(canonicalCommandText(dashed));
+  for (const npm of npmCanonicalSpellings(subcommand.argv))
+    spellings.add(npm.join(' ')).add(canonicalCommandText(npm));
   for (const reordered of flagFirstOrders(subcommand.argv)) spellings.add(reordered.join(' '));
   for (const arranged of shortOptionArrangements(subcommand.argv)) spellings.add(arranged.join(' '));
   for (const dropped of leadingOptionsDropped(subcommand.argv)) {
