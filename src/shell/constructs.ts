@@ -181,6 +181,7 @@ function walkFor<F>(host: ConstructHost<F>, node: SyntaxNode, frame: F, cwd: str
   }
   const body = rest.pop();
   let index = 0;
+  const patterns: ResolvedWord[] = [];
   if (rest[0]?.type === 'in') {
     index = 1;
     for (; index < rest.length; index++) {
@@ -188,8 +189,14 @@ function walkFor<F>(host: ConstructHost<F>, node: SyntaxNode, frame: F, cwd: str
       if (!word || separators.has(word.type)) break;
       const resolved = resolveWord(word, host);
       checkExpansions(resolved, word);
+      if (resolved.kind === 'glob' || (resolved.kind === 'dynamic' && /[*?[]/.test(resolved.unquoted)))
+        patterns.push(resolved);
     }
   }
+  // The shell lists a directory to expand each pattern of the list: that listing is judged like
+  // the words of `:` (class pattern-listing, docs/decisions/security-pattern-listing.md).
+  if (patterns.length > 0)
+    host.emitWords([{ text: ':', kind: 'literal', unquoted: ':' }, ...patterns], frame, cwd, node);
   for (const extra of rest.slice(index)) {
     if (!separators.has(extra.type) && extra.type !== 'comment') {
       tooComplex(`unexpected ${extra.type} in a for loop`, extra.type);

@@ -56,7 +56,7 @@ describe('parseForSecurity: splitting and quote removal', () => {
 
 describe('parseForSecurity: substitutions become their own commands', () => {
   it.each([
-    ['echo $(curl -s x | sh)', [['curl', '-s', 'x'], ['sh'], ['echo', '__CMDSUB_OUTPUT__']]],
+    ['echo $(curl -s x | cat)', [['curl', '-s', 'x'], ['cat'], ['echo', '__CMDSUB_OUTPUT__']]],
     [
       'git log --grep="`touch p`" -1',
       [
@@ -92,7 +92,10 @@ describe('parseForSecurity: shell bodies', () => {
     ['sh -c "rm -rf dist"', ['rm', '-rf', 'dist']],
     ['bash -lc "cd /tmp && touch x"', ['touch', 'x']],
     ["zsh -e -c 'curl x'", ['curl', 'x']],
-    ['nohup sh -c "curl x | sh" &', ['curl', 'x']],
+    ['nohup sh -c "curl x | cat" &', ['curl', 'x']],
+    ["sh /dev/stdin <<< 'rm -rf dist'", ['rm', '-rf', 'dist']],
+    ["bash - <<< 'rm -rf dist'", ['rm', '-rf', 'dist']],
+    ["source /dev/stdin <<< 'rm -rf dist'", ['rm', '-rf', 'dist']],
     ['timeout 5 bash -c "rm y"', ['rm', 'y']],
     ["sh <<< 'rm -rf dist'", ['rm', '-rf', 'dist']],
     ["bash <<'EOF'\nrm -rf z\nEOF", ['rm', '-rf', 'z']],
@@ -106,6 +109,11 @@ describe('parseForSecurity: shell bodies', () => {
 describe('parseForSecurity: fails closed', () => {
   it.each([
     ['${!b} -rf dist', 'expansion'],
+    ['echo $(curl -s x | sh)', 'program from input'],
+    ["echo 'rm x' | bash -s", 'program from input'],
+    ['bash <(echo rm x)', 'process substitution script'],
+    ['source <(echo rm x)', 'process substitution script'],
+    ["echo 'import os' | python3 -", 'interpreter from input'],
     ['echo ${x@P}', 'expansion'],
     ['echo ${x:-$(id)}', 'expansion'],
     ['$(printf rm) -rf dist', 'command_name'],

@@ -1,5 +1,10 @@
 import type { SyntaxNode } from './syntax-node.ts';
-import type { CommandOrigin, EnvVar, SimpleCommand } from './types.ts';
+import {
+  type CommandOrigin,
+  type EnvVar,
+  processSubstitutionPlaceholder,
+  type SimpleCommand,
+} from './types.ts';
 import { isHarmlessEnvAssignment } from './env-vars.ts';
 import { tooComplex } from './walk-errors.ts';
 import type { UnwrapDetails } from './wrappers.ts';
@@ -125,12 +130,56 @@ function checkProcPath(word: string, node: SyntaxNode): void {
     tooComplex("the command reaches into /proc for another process's environment or files", node.type);
 }
 
+/** A script operand that is the program's own standard input (`sh /dev/stdin`, `bash /dev/fd/0`). */
+const stdinDescriptor = /^(?:\/dev\/stdin|\/dev\/fd\/0|\/proc\/[^/]+\/fd\/0)$/;
+
+/** A script operand that is a pipe or descriptor only filled when the command runs. */
+function isRuntimeDescriptor(word: string): boolean {
+  return word === processSubstitutionPlaceholder || /^(?:\/dev\/fd|\/proc\/[^/]+\/fd)\/\d+$/.test(word);
+}
+
+/** Interpreters other than shells that read their program from standard input when given no script. */
+const stdinInterpreters =
+  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*)$/;
+
+/**
+ * Code a command reads from its input or a descriptor, which another command or a file supplies
+ * only when it runs (`echo … | sh`, `bash <(…)`, `source /dev/stdin`, `… | python3`): too complex.
+ * `fed` tells whether the command's standard input comes from anywhere but the tool's empty input.
+ * Returns the here-string or heredoc body a `source /dev/stdin` runs, when that is literal.
+ */
+function programFromInput(
+  name: string,
+  args: readonly string[],
+  stdin: StdinBody | undefined,
+  fed: boolean,
+  node: SyntaxNode,
+): { text: string; origin: CommandOrigin } | undefined {
+  const runtime = () =>
+    tooComplex(`${name} reads its program from input only known when the command runs`, node.type);
+  if (name === 'source' || name === '.') {
+    const script = args[0] === '--' ? args[1] : args[0];
+    if (script === undefined) return undefined;
+    if (stdinDescriptor.test(script)) {
+      if (stdin?.literal) return { text: stdin.text, origin: 'eval' };
+      if (stdin || fed) runtime();
+    } else if (isRuntimeDescriptor(script)) runtime();
+    return undefined;
+  }
+  if (!stdinInterpreters.test(name)) return undefined;
+  if (args.some((word) => isRuntimeDescriptor(word) || stdinDescriptor.test(word))) runtime();
+  const readsInput = args.includes('-') || args.every((word) => word.startsWith('-'));
+  if (fed && readsInput) runtime();
+  return undefined;
+}
+
 /** Code a command runs from a string: `bash -c BODY`, `eval …`, `sh <<EOF`, `watch CMD`. */
 export function shellBody(
   inner: SimpleCommand,
   details: UnwrapDetails,
   stdin: StdinBody | undefined,
   node: SyntaxNode,
+  fed = stdin !== undefined,
 ): { text: string; origin: CommandOrigin } | undefined {
   const name = inner.argv[0];
   if (name === undefined || !mayRunCode.has(name)) return undefined;
@@ -156,9 +205,9 @@ export function shellBody(
     return undefined;
   }
   if (name === 'busybox' && args[0] !== undefined && shells.has(args[0])) {
-    return shellBody({ ...inner, argv: args, argKinds: kinds }, details, stdin, node);
+    return shellBody({ ...inner, argv: args, argKinds: kinds }, details, stdin, node, fed);
   }
-  if (!shells.has(name)) return undefined;
+  if (!shells.has(name)) return programFromInput(name, args, stdin, fed, node);
   let commandMode = false;
   let readStdin = false;
   let index = 0;
@@ -166,6 +215,7 @@ export function shellBody(
     const word = args[index] ?? '';
     if (kinds[index] !== 'literal') tooComplex(`the options of ${name} are computed at run time`, node.type);
     if (word === '--' || word === '-') {
+      if (word === '-') readStdin = true;
       index++;
       break;
     }
@@ -191,8 +241,14 @@ export function shellBody(
     }
     return { text, origin: 'shell-c' };
   }
-  if (index < args.length && !readStdin) return undefined;
-  if (!stdin) return undefined;
+  const script = readStdin ? undefined : args[index];
+  if (script !== undefined && !stdinDescriptor.test(script) && isRuntimeDescriptor(script))
+    tooComplex(`${name} runs a script only known when the command runs`, node.type);
+  if (script !== undefined && !stdinDescriptor.test(script)) return undefined;
+  if (!stdin) {
+    if (fed) tooComplex(`${name} reads its program from input only known when the command runs`, node.type);
+    return undefined;
+  }
   if (!stdin.literal) tooComplex(`the script fed to ${name} contains expansions`, node.type);
   return { text: stdin.text, origin: 'shell-c' };
 }

@@ -597,7 +597,7 @@ class Walker implements ConstructHost<Frame> {
     if (input) walked.stdin = input;
     this.commands.push(walked);
     const inner = unwrapped.command;
-    const body = shellBody(inner, unwrapped, stdin, node);
+    const body = shellBody(inner, unwrapped, stdin, node, input !== undefined);
     if (body) {
       const nested = nestedFrame(body.origin, frame.nesting + 1, input);
       if (nested.nesting > maxNesting) tooComplex('shell bodies are nested too deeply', node.type);

@@ -225,6 +225,41 @@ export function searchesWorkingDirectory(argv: readonly string[]): boolean {
 }
 
 /**
+ * The directories the shell lists to expand the patterns among a subcommand's words (a star under
+ * `~/.ssh/` lists `~/.ssh/`; stars two levels under `../` list `../` first): the literal part before
+ * the first pattern character, up to its last slash, or `.` when it has none.
+ */
+export function patternDirectories(subcommand: AnalyzedSubcommandLike): string[] {
+  const directories: string[] = [];
+  subcommand.argv.forEach((word, index) => {
+    if (index === 0) return;
+    // A computed word (`$HOME/.ssh/*`) may hold an unquoted pattern too; it is taken as one.
+    const kind = subcommand.argKinds?.[index];
+    if (kind !== 'glob' && !(kind !== 'literal' && /[*?[]/.test(word))) return;
+    const literal = word.split(/[*?[]/)[0] ?? '';
+    directories.push(literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) : '.');
+  });
+  return directories;
+}
+
+/** Listing programs that list the directory they run in when no operand names one (`ls`, `find`). */
+const workingDirectoryListers = new Set(['ls', 'dir', 'vdir', 'du', 'tree', 'find']);
+
+/**
+ * True when a listing program lists the directory it runs in: when no word looks like an operand,
+ * or whenever it runs somewhere other than the project's directory (`env -C DIR ls -I x`, `cd && ls`),
+ * where an option's value cannot be told from an operand without every option's arity. The engine
+ * then treats `.` as read.
+ */
+export function listsWorkingDirectory(argv: readonly string[], runsElsewhere: boolean): boolean {
+  const [program = '', ...args] = argv;
+  if (!workingDirectoryListers.has(program.slice(program.lastIndexOf('/') + 1))) return false;
+  return (
+    runsElsewhere || args.every((arg) => arg.startsWith('-') || arg === '!' || arg === '(' || arg === ')')
+  );
+}
+
+/**
  * Programs known not to follow symbolic links met while recursing (or never to recurse at all), and
  * the options that make them follow. Everything not listed is assumed to follow: a program the table
  * does not know that reads a directory may read whatever the links under it lead to.

@@ -1,3 +1,5 @@
+import { dashedGitSpelling } from './git-command-names.ts';
+import { npmCanonicalSpellings } from './npm-command-names.ts';
 import { type AnalyzedSubcommandLike, isDynamicWord } from './shell-contract.ts';
 
 /**
@@ -47,7 +49,12 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
       spellings.add(canonicalCommandText([program, ...rest]));
     }
   }
+  const dashed = dashedGitSpelling(subcommand.argv);
+  if (dashed) spellings.add(dashed.join(' ')).add(canonicalCommandText(dashed));
+  for (const npm of npmCanonicalSpellings(subcommand.argv))
+    spellings.add(npm.join(' ')).add(canonicalCommandText(npm));
   for (const reordered of flagFirstOrders(subcommand.argv)) spellings.add(reordered.join(' '));
+  for (const arranged of shortOptionArrangements(subcommand.argv)) spellings.add(arranged.join(' '));
   for (const dropped of leadingOptionsDropped(subcommand.argv)) {
     spellings.add(dropped.join(' '));
     spellings.add(canonicalCommandText(dropped));
@@ -72,6 +79,59 @@ function flagFirstOrders(argv: readonly string[]): string[][] {
     orders.push([...head, word, ...rest.filter((_, other) => other !== index)]);
   });
   return orders;
+}
+
+/** Most distinct short option letters rearranged (4 letters give 96 arrangements). */
+const maxArrangedLetters = 4;
+
+/** Every ordered choice of one or more letters from `letters`, each used at most once. */
+function orderedChoices(letters: readonly string[]): string[][] {
+  const choices: string[][] = [];
+  const extend = (chosen: string[]) => {
+    for (const letter of letters) {
+      if (chosen.includes(letter)) continue;
+      const next = [...chosen, letter];
+      choices.push(next);
+      extend(next);
+    }
+  };
+  extend([]);
+  return choices;
+}
+
+/**
+ * The argument list with its short options gathered in front of the operands (after the program,
+ * and after a subcommand word), in every arrangement: some letters clustered in any order, the
+ * others as separate options. `rm -fr x`, `rm -r -f x`, `rm x -rf` and `rm -rfv x` all read as
+ * `rm -rf …` to a deny rule (class option-spelling, docs/decisions/security-option-spelling.md).
+ * Moving a valued option away from its value can only make a deny rule match more often.
+ */
+function shortOptionArrangements(argv: readonly string[]): string[][] {
+  const starts = argv[1] !== undefined && !argv[1].startsWith('-') ? [1, 2] : [1];
+  const results: string[][] = [];
+  for (const start of starts) {
+    const tail = argv.slice(start);
+    const end = tail.indexOf('--');
+    const scanned = end === -1 ? tail : tail.slice(0, end);
+    const after = end === -1 ? [] : tail.slice(end);
+    const letters: string[] = [];
+    const others: string[] = [];
+    for (const word of scanned) {
+      if (/^-[A-Za-z]+$/.test(word)) letters.push(...word.slice(1));
+      else others.push(word);
+    }
+    const distinct = [...new Set(letters)];
+    if (distinct.length === 0 || distinct.length > maxArrangedLetters) continue;
+    for (const cluster of orderedChoices(distinct)) {
+      const remaining = distinct.filter((letter) => !cluster.includes(letter));
+      const orders = orderedChoices(remaining).filter((order) => order.length === remaining.length);
+      for (const order of orders.length > 0 ? orders : [[]]) {
+        const separate = order.map((letter) => `-${letter}`);
+        results.push([...argv.slice(0, start), `-${cluster.join('')}`, ...separate, ...others, ...after]);
+      }
+    }
+  }
+  return results;
 }
 
 /**

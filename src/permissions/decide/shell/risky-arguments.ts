@@ -44,6 +44,12 @@ function gitCheck(args: readonly string[]): string | undefined {
   }
   if (subcommand === 'difftool' || subcommand === 'mergetool') return `git ${subcommand} runs external tools`;
   const rest = subcommand === undefined ? [] : args.slice(args.indexOf(subcommand) + 1);
+  const letters =
+    subcommand !== undefined && Object.hasOwn(gitSubcommandShort, subcommand)
+      ? gitSubcommandShort[subcommand]
+      : undefined;
+  const short = letters ? rest.map((arg) => matchesShort(arg, letters)).find(Boolean) : undefined;
+  if (short) return `git ${subcommand} -${short} sets configuration or writes a file`;
   if (subcommand !== undefined && Object.hasOwn(gitCommandRunners, subcommand)) {
     const runs = gitCommandRunners[subcommand]?.(rest);
     if (runs) return `git ${subcommand} ${runs} runs a command it is given`;
@@ -71,6 +77,12 @@ const gitCommandRunners: Readonly<Record<string, (args: readonly string[]) => st
     args.find((arg) => /^--(sendmail-cmd|to-cmd|cc-cmd|header-cmd|smtp-server)(=|$)/.test(arg)),
   'for-each-repo': () => '--config',
   instaweb: () => 'httpd',
+};
+
+/** Short spellings of a subcommand's risky long options (`git clone -c` is `--config`, `git archive -o` is `--output`). */
+const gitSubcommandShort: Readonly<Record<string, readonly string[]>> = {
+  clone: ['c'],
+  archive: ['o'],
 };
 
 /** Configuration keys whose value is a program git runs later (`core.fsmonitor`, `alias.x=!cmd`, …). */
@@ -120,6 +132,30 @@ function awkCheck(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** curl's `-w '%output{FILE}'` writes FILE, and `-w @FILE` reads a format that may. */
+function curlCheck(args: readonly string[]): string | undefined {
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] ?? '';
+    if (arg.includes('%output{')) return 'curl --write-out %output{} writes a file';
+    const attached = /^-[A-Za-z]*w(.+)$/.exec(arg)?.[1] ?? /^--wr[a-z-]*=(.*)$/.exec(arg)?.[1];
+    const separate = /^-[A-Za-z]*w$|^--wr[a-z-]*$/.test(arg) ? args[index + 1] : undefined;
+    if ((attached ?? separate ?? '').startsWith('@'))
+      return 'curl --write-out @FILE reads a format that may write files';
+  }
+  return undefined;
+}
+
+/** tar's archive `HOST:FILE` (`-f host:x`, `--file=host:x`, `cf host:x`) is reached through a remote shell. */
+function tarCheck(args: readonly string[]): string | undefined {
+  if (args.some((arg) => /^--force-l/.test(arg))) return undefined;
+  for (const arg of args) {
+    const candidate = arg.replace(/^--file=/, '').replace(/^-[A-Za-z]*f/, '');
+    if (!candidate.startsWith('-') && /^[^/]*:/.test(candidate))
+      return `tar reaches the archive ${candidate.slice(0, 40)} through a remote shell`;
+  }
+  return undefined;
+}
+
 /** Per program: options that execute or write. */
 const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   git: {
@@ -139,7 +175,7 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
     short: ['O'],
     check: gitCheck,
   },
-  rg: { long: ['--pre', '--hostname-bin', '--search-zip'] },
+  rg: { long: ['--pre', '--hostname-bin', '--search-zip'], short: ['z'] },
   find: {
     check: (args) =>
       args.find((arg) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(arg)) &&
@@ -157,6 +193,7 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
       '--index-file',
     ],
     short: ['I', 'F'],
+    check: tarCheck,
   },
   ssh: { short: ['o', 'F'], long: [] },
   scp: { short: ['o', 'F', 'S'] },
@@ -164,20 +201,23 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   sed: { check: sedCheck },
   less: {
     check: (args) =>
-      args.find((arg) => arg.startsWith('+') || /^-o|^-O|^--log-file|^--LOG-FILE/.test(arg)) &&
-      'less can run commands or write logs',
+      args.find((arg) => arg.startsWith('+') || /^-[A-Za-z]*[oOk]|^--(log|lessk)/i.test(arg)) &&
+      'less can run commands, read key bindings that set its environment, or write logs',
   },
   more: { check: (args) => args.find((arg) => arg.startsWith('+')) && 'more can run commands' },
-  man: { short: ['P', 'H'], long: ['--pager', '--html', '--browser'] },
+  man: {
+    short: ['P', 'H', 'C', 'X'],
+    long: ['--pager', '--html', '--browser', '--config-file', '--gxditview'],
+  },
   sort: { short: ['o'], long: ['--output', '--compress-program'] },
   tree: { short: ['o', 'R'], long: ['--output'] },
-  curl: { short: ['o', 'K', 'O'], long: ['--output', '--config', '--remote-name'] },
+  curl: { short: ['o', 'K', 'O'], long: ['--output', '--config', '--remote-name'], check: curlCheck },
   wget: {
-    short: ['O', 'o', 'i'],
-    long: ['--output-document', '--output-file', '--use-askpass', '--execute'],
+    short: ['O', 'o', 'i', 'e'],
+    long: ['--output-document', '--output-file', '--use-askpass', '--execute', '--config'],
   },
   zip: { short: ['T'], long: ['--unzip-command', '--test'] },
-  npm: { long: ['--script-shell', '--node-options'] },
+  npm: { long: ['--script-shell', '--node-options', '--userconfig', '--globalconfig'] },
   awk: { check: awkCheck },
   gawk: { check: awkCheck },
   mawk: { check: awkCheck },

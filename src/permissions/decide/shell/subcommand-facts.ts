@@ -3,7 +3,12 @@ import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.t
 import type { PermissionRule } from '../../rules/rule-types.ts';
 import { describeRule, ruleStep, type Verdict } from '../verdict.ts';
 import type { IndexedCheckContext } from './check-context.ts';
-import { namesOnlyCommands, readPathCandidates, searchesWorkingDirectory } from './command-paths.ts';
+import {
+  listsWorkingDirectory,
+  namesOnlyCommands,
+  readPathCandidates,
+  searchesWorkingDirectory,
+} from './command-paths.ts';
 import {
   canonicalCommandText,
   canonicalTextWithEnv,
@@ -219,7 +224,8 @@ function gatherReads(
 ): ReadFacts {
   const named = namedReads(subcommand, context, label);
   if (named.deny) return named;
-  if (searchesWorkingDirectory(subcommand.argv)) {
+  const runsElsewhere = subcommand.cwd !== context.workspace.cwd;
+  if (searchesWorkingDirectory(subcommand.argv) || listsWorkingDirectory(subcommand.argv, runsElsewhere)) {
     const here = resolveFrom('.', subcommand, context.workspace);
     if (isUnresolvable(here)) named.unknownRead ??= 'the directory it searches';
     else named.readPaths.push(here);

@@ -3,7 +3,14 @@ import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 import { isInWorkspace } from '../workspace.ts';
 import { isUnresolvable } from '../../paths/canonical-path.ts';
-import { expandHome, harmlessReadSources, harmlessWriteTargets, inputSourceWords } from './command-paths.ts';
+import {
+  expandHome,
+  harmlessReadSources,
+  harmlessWriteTargets,
+  inputSourceWords,
+  patternDirectories,
+} from './command-paths.ts';
+import { unknownGitCommand } from './git-command-names.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -33,6 +40,22 @@ const shellDenyRule: SubcommandStep = ({ context, spellings, label }) => {
 
 const embeddedCommand: SubcommandStep = ({ subcommand, context }) =>
   subcommand.readOnly ? undefined : embeddedRuleMatch(subcommand, context);
+
+/**
+ * A git command word that is not git's own (an alias, an autocorrected typo, a `git-NAME` program)
+ * may run any git command, so while a rule names git the engine cannot tell whether it applies.
+ */
+const gitNameUnderRule: SubcommandStep = ({ subcommand, context }) => {
+  const name = unknownGitCommand(subcommand.argv);
+  if (name === undefined) return undefined;
+  const { deny, ask: askRules } = context.shellRules;
+  if (!deny.mayMatchFirstWord('git') && !askRules.mayMatchFirstWord('git')) return undefined;
+  return ask(
+    'safety',
+    `git ${name} is not a git command: an alias or a git-${name} program may run a git command a rule covers`,
+    { classifierApprovable: false },
+  );
+};
 
 const readDenied: SubcommandStep = (facts) => facts.reads().deny;
 
@@ -105,6 +128,31 @@ const readsOutsideBeforeAllowRules: SubcommandStep = (facts) => {
   );
   const writes = facts.writes();
   return writes?.behavior === 'ask' ? strongerAsk(writes, verdict) : verdict;
+};
+
+/**
+ * The shell lists a directory to expand a pattern for a program that opens nothing itself:
+ * `echo ~/.ssh/*` prints what `ls ~/.ssh` would (class pattern-listing,
+ * docs/decisions/security-pattern-listing.md).
+ */
+const patternListsOutside: SubcommandStep = (facts) => {
+  if (facts.reading) return undefined;
+  const { workspace } = facts.context;
+  for (const directory of patternDirectories(facts.subcommand)) {
+    const expanded = expandHome(directory, workspace.home, false);
+    const path = expanded === undefined ? undefined : resolveFrom(expanded, facts.subcommand, workspace);
+    if (path === undefined || isUnresolvable(path))
+      return workspaceAsk(
+        facts,
+        `expands a pattern in ${readableWord(directory)}, a directory only known when it runs`,
+      );
+    if (!isInWorkspace(path, workspace))
+      return workspaceAsk(
+        facts,
+        `expands a pattern in ${describePath(path)}, outside the working directories`,
+      );
+  }
+  return undefined;
 };
 
 /** A path only known when it runs (`~other/x`) may be anywhere: an allow rule does not cover it. */
@@ -271,6 +319,7 @@ const readOnlyInside: SubcommandStep = ({ label }) => ({
 export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = [
   { name: 'a deny rule on the command', check: shellDenyRule },
   { name: 'an argument runs a command a deny or ask rule covers', check: embeddedCommand },
+  { name: "a git command name that is not git's own, while a rule names git", check: gitNameUnderRule },
   { name: 'a read deny rule on what it reads (named, through links, through patterns)', check: readDenied },
   { name: 'a write deny rule on what it writes', check: writeDenied },
   { name: 'a command that writes names a write-denied path', check: namesWriteDeniedPath },
@@ -281,6 +330,10 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'a read that cannot be checked against read deny rules', check: uncheckableRead },
   { name: 'a read outside the working directories', check: readsOutsideBeforeAllowRules },
   { name: 'input from outside for a program that opens nothing itself', check: inputFromOutside },
+  {
+    name: 'a pattern the shell expands outside for a program that opens nothing itself',
+    check: patternListsOutside,
+  },
   { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
   { name: 'an allow rule on the command', check: shellAllowRule },
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },

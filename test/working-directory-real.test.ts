@@ -1,0 +1,159 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CheckOptions,
+  checkPermissionCase,
+  loadDefaultShellAnalyzer,
+} from '../src/permissions/index.ts';
+import { getAllBaseTools } from '../src/registry/index.ts';
+
+/**
+ * A listing program given no operand lists the directory it runs in (class `working-directory`,
+ * docs/decisions/security-working-directory.md). `env -C DIR ls`, `cd && ls` (a bare `cd` goes
+ * home) and wrappers around them move that directory out of the project without naming a path the
+ * program reads. Each attack is first run by real bash to show that it prints a name from outside
+ * the project; the engine must then not allow it. The same spellings inside the project stay allowed.
+ */
+
+const marker = 'WORKDIR_SECRET_NAME_7c2f';
+let root: string;
+let home: string;
+let project: string;
+let options: CheckOptions;
+
+function bash(command: string): string {
+  const result = spawnSync('bash', ['-c', command], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C' },
+    timeout: 20_000,
+  });
+  return `${result.stdout}${result.stderr}`;
+}
+
+beforeAll(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-workdir-')));
+  home = join(root, 'home');
+  project = join(root, 'project');
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  mkdirSync(join(root, 'outside'));
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(join(home, '.ssh', marker), 'key\n');
+  writeFileSync(join(home, marker), 'x\n');
+  writeFileSync(join(root, 'outside', marker), 'x\n');
+  writeFileSync(join(project, 'src', 'app.ts'), 'export const a = 1;\n');
+  const shell = await loadDefaultShellAnalyzer();
+  options = { tools: getAllBaseTools(), defaultHome: home, ...(shell ? { shell } : {}) };
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const decide = (command: string) =>
+  checkPermissionCase(
+    {
+      tool: 'Bash',
+      input: { command },
+      cwd: project,
+      home,
+      mode: 'default',
+      rules: { allow: [], deny: [], ask: [] },
+    },
+    options,
+  );
+
+/** Listing programs that read the directory they run in when given no operand. */
+const listers = [
+  'ls',
+  'ls -la',
+  'ls -R',
+  'ls -1A',
+  'du',
+  'du -a',
+  'tree',
+  'tree -a',
+  'find',
+  'find -type f',
+  'dir',
+  'vdir',
+];
+
+/** Ways to run a program in directory D without giving it D. */
+const moves = [
+  'env -C D P',
+  'env --chdir=D P',
+  'env --chdir D P',
+  'env -iC D P',
+  'nice env -C D P',
+  'timeout 5 env -C D P',
+  'env -C D nice P',
+  'env -C D timeout 5 P',
+  'env -C D command P',
+  'env -C D env P',
+  'cd D && P',
+  'cd D; P',
+  'pushd D && P',
+];
+
+/** A bare `cd` goes home. */
+const homeMoves = ['cd && P', 'cd; P', 'cd -- && P', 'cd -L && P', 'cd -P; P', 'cd && nice P'];
+
+/** Directories outside the project, as placeholders filled in once the temporary tree exists. */
+const dirKeys = ['<outside>', '../outside', '<ssh>'];
+const fill = (command: string) =>
+  command.replace('<outside>', join(root, 'outside')).replace('<ssh>', join(home, '.ssh'));
+const dirs = () => ({
+  outside: join(root, 'outside'),
+  relativeOutside: '../outside',
+  ssh: join(home, '.ssh'),
+});
+
+describe('a listing program lists the directory it runs in', () => {
+  it('real bash prints a name from outside the project for each spelling', () => {
+    expect(bash(`env -C ${dirs().relativeOutside} ls`)).toContain(marker);
+    expect(bash('cd && ls -a')).toContain(marker);
+    expect(bash(`env --chdir=${dirs().ssh} find`)).toContain(marker);
+    expect(bash(`timeout 5 env -C ${dirs().outside} du -a`)).toContain(marker);
+  });
+
+  it.each(
+    moves.flatMap((move) =>
+      listers.flatMap((lister) => dirKeys.map((dir) => move.replace('D', dir).replace('P', lister))),
+    ),
+  )('%s is not allowed', async (template) => {
+    const command = fill(template);
+    const result = await decide(command);
+    expect(result.behavior, `${command}: ${result.message ?? ''}`).not.toBe('allow');
+  });
+
+  it.each(homeMoves.flatMap((move) => listers.map((lister) => move.replace('P', lister))))(
+    '%s is not allowed',
+    async (command) => {
+      const result = await decide(command);
+      expect(result.behavior, `${command}: ${result.message ?? ''}`).not.toBe('allow');
+    },
+  );
+
+  it.each([
+    'ls',
+    'ls -la',
+    'du -sh',
+    'tree',
+    'find -name "*.ts"',
+    'find -type f',
+    'env -C src ls',
+    'env --chdir=src du -a',
+    'cd src && ls -la',
+    'cd src && find -type f',
+    'timeout 5 env -C src tree',
+    'pwd',
+    'env -C ../outside pwd',
+  ])('%s inside the project stays allowed', async (command) => {
+    const result = await decide(command);
+    expect(result.behavior, `${command}: ${result.message ?? ''}`).toBe('allow');
+  });
+});
