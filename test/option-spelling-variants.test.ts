@@ -58,6 +58,8 @@ const rmSpellings = [
   'rm -vfr dist',
   'rm -r dist -f',
   'rm -f dist -r',
+  'rm -dfrRv dist',
+  'rm -v -d -fr -R dist',
 ];
 
 describe('short options in any arrangement', () => {

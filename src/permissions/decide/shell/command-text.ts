@@ -81,13 +81,17 @@ function flagFirstOrders(argv: readonly string[]): string[][] {
   return orders;
 }
 
-/** Most distinct short option letters rearranged (4 letters give 96 arrangements). */
+/** Most distinct short option letters rearranged in every order (4 letters give 96 arrangements). */
 const maxArrangedLetters = 4;
 
-/** Every ordered choice of one or more letters from `letters`, each used at most once. */
-function orderedChoices(letters: readonly string[]): string[][] {
+/** With more letters (up to this many), only clusters of up to three are tried, the rest kept in order. */
+const maxClusteredLetters = 8;
+
+/** Every ordered choice of one to `longest` letters from `letters`, each used at most once. */
+function orderedChoices(letters: readonly string[], longest = letters.length): string[][] {
   const choices: string[][] = [];
   const extend = (chosen: string[]) => {
+    if (chosen.length === longest) return;
     for (const letter of letters) {
       if (chosen.includes(letter)) continue;
       const next = [...chosen, letter];
@@ -97,6 +101,17 @@ function orderedChoices(letters: readonly string[]): string[][] {
   };
   extend([]);
   return choices;
+}
+
+/**
+ * The orders tried for the letters left out of a cluster when there are many: as written, and, after
+ * a one-letter cluster, each other letter moved to the front (`rm -r -f *` names two separate options).
+ */
+function restOrders(cluster: readonly string[], remaining: readonly string[]): string[][] {
+  const orders = [[...remaining]];
+  if (cluster.length === 1)
+    for (const letter of remaining) orders.push([letter, ...remaining.filter((other) => other !== letter)]);
+  return orders;
 }
 
 /**
@@ -121,10 +136,15 @@ function shortOptionArrangements(argv: readonly string[]): string[][] {
       else others.push(word);
     }
     const distinct = [...new Set(letters)];
-    if (distinct.length === 0 || distinct.length > maxArrangedLetters) continue;
-    for (const cluster of orderedChoices(distinct)) {
+    if (distinct.length === 0 || distinct.length > maxClusteredLetters) continue;
+    // Up to four letters: every cluster and every order of the rest. More: clusters of up to three
+    // letters (what deny rules name) with the rest as separate options in the order written.
+    const every = distinct.length <= maxArrangedLetters;
+    for (const cluster of orderedChoices(distinct, every ? distinct.length : 3)) {
       const remaining = distinct.filter((letter) => !cluster.includes(letter));
-      const orders = orderedChoices(remaining).filter((order) => order.length === remaining.length);
+      const orders = every
+        ? orderedChoices(remaining).filter((order) => order.length === remaining.length)
+        : restOrders(cluster, remaining);
       for (const order of orders.length > 0 ? orders : [[]]) {
         const separate = order.map((letter) => `-${letter}`);
         results.push([...argv.slice(0, start), `-${cluster.join('')}`, ...separate, ...others, ...after]);
