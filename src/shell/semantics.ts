@@ -182,7 +182,10 @@ export function shellBody(
   fed = stdin !== undefined,
 ): { text: string; origin: CommandOrigin } | undefined {
   const name = inner.argv[0];
-  if (name === undefined || !mayRunCode.has(name)) return undefined;
+  if (name === undefined) return undefined;
+  // Commands that run no code from a string or their input are done here (most of them).
+  if (!mayRunCode.has(name) && name !== 'source' && name !== '.' && !stdinInterpreters.test(name))
+    return undefined;
   const args = inner.argv.slice(1);
   const kinds = inner.argKinds?.slice(1) ?? args.map(() => 'literal' as const);
   const replace = details.xargs?.replace;
