@@ -48,7 +48,24 @@ export interface Difference {
    * past the subcommand or length limit asks without trying allow rules on its pieces and suggests
    * no rule, so only its suggestions and per-piece allow steps may differ.
    */
-  reviewed?: 'past-limits';
+  reviewed?: 'past-limits' | 'stricter';
+}
+
+/** How strict a decision is: a difference may only ever move up this scale. */
+const strictness: Readonly<Record<string, number>> = { allow: 0, ask: 1, deny: 2 };
+
+/**
+ * The security classes closed after the switch-over live in the engine only (the engine before the
+ * index is kept frozen as the oracle): where one of them applies, the engine asks or denies what the
+ * old one allowed, or gives another reason for the same answer. Such a difference is accepted only
+ * when the engine is at least as strict; an allow where the old engine asked or denied, or an ask
+ * where it denied, is never accepted (docs/decisions/permission-engine.md).
+ */
+function atLeastAsStrict(current: unknown, legacy: unknown): boolean {
+  const behavior = (value: unknown) => (value as { behavior?: string } | undefined)?.behavior ?? '';
+  const now = strictness[behavior(current)];
+  const before = strictness[behavior(legacy)];
+  return now !== undefined && before !== undefined && now >= before;
 }
 
 /** Every corpus case (test/corpus/*.json). */
@@ -604,8 +621,9 @@ export class EquivalenceRunner {
     const legacy = settle(() => legacyEvaluatePermission(request));
     const same = JSON.stringify(current) === JSON.stringify(legacy);
     if (same) return undefined;
-    return this.pastLimits(request, current, legacy)
-      ? { call, current, legacy, reviewed: 'past-limits' }
+    if (this.pastLimits(request, current, legacy)) return { call, current, legacy, reviewed: 'past-limits' };
+    return atLeastAsStrict(current, legacy)
+      ? { call, current, legacy, reviewed: 'stricter' }
       : { call, current, legacy };
   }
 

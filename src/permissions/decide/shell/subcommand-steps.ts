@@ -319,10 +319,10 @@ const readOnlyInside: SubcommandStep = ({ label }) => ({
 export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = [
   { name: 'a deny rule on the command', check: shellDenyRule },
   { name: 'an argument runs a command a deny or ask rule covers', check: embeddedCommand },
-  { name: "a git command name that is not git's own, while a rule names git", check: gitNameUnderRule },
   { name: 'a read deny rule on what it reads (named, through links, through patterns)', check: readDenied },
   { name: 'a write deny rule on what it writes', check: writeDenied },
   { name: 'a command that writes names a write-denied path', check: namesWriteDeniedPath },
+  { name: "a git command name that is not git's own, while a rule names git", check: gitNameUnderRule },
   { name: 'an ask rule on the command', check: shellAskRule },
   { name: 'a critical removal', check: criticalRemoval },
   { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
