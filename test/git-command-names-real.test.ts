@@ -1,14 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * A deny rule on a git command covers every name git runs it by (class `git-command-names`,
@@ -19,24 +13,16 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  * alias; then the engine must not allow any of these while a rule names git.
  */
 
-let root: string;
-let project: string;
-let options: CheckOptions;
-
-function git(args: string[], cwd = project) {
+function git(args: string[], cwd = place.project) {
   return spawnSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(root, 'home'), GIT_CONFIG_NOSYSTEM: '1' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: place.home, GIT_CONFIG_NOSYSTEM: '1' },
     timeout: 20_000,
   });
 }
 
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-git-names-')));
-  project = join(root, 'project');
-  mkdirSync(join(root, 'home'));
-  mkdirSync(project);
+const place = decisionPlace('efferent-git-names-', ({ root, project }) => {
   git(['init', '-q', '--bare', join(root, 'remote.git')], root);
   git(['init', '-q', '-b', 'main']);
   git(['config', 'user.email', 'a@example.test']);
@@ -46,26 +32,10 @@ beforeAll(async () => {
   writeFileSync(join(project, 'README.md'), 'x\n');
   git(['add', 'README.md']);
   git(['commit', '-qm', 'init']);
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: join(root, 'home'), ...(shell ? { shell } : {}) };
-});
-
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 const decide = (command: string, rule: string) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home: join(root, 'home'),
-      mode: 'bypassPermissions',
-      rules: { allow: [], deny: [rule], ask: [] },
-    },
-    options,
-  );
+  place.decide(command, { deny: [rule] }, 'bypassPermissions');
 
 /** Other names for `git push` (S = the rest of the words). */
 const pushNames = [
@@ -85,7 +55,9 @@ describe('every name git runs a command by', () => {
   it('real git pushes through a repository alias', () => {
     const result = git(['p', 'origin', 'main']);
     expect(result.status, result.stderr).toBe(0);
-    expect(git(['rev-parse', 'main'], join(root, 'remote.git')).stdout.trim()).toMatch(/^[0-9a-f]{40}$/);
+    expect(git(['rev-parse', 'main'], join(place.root, 'remote.git')).stdout.trim()).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
   });
 
   it.each(

@@ -1,14 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * A deny rule on an npm command covers every name npm runs it by (class `npm-command-names`,
@@ -18,45 +10,21 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  * of these names may pass a rule on the command they resolve to.
  */
 
-let root: string;
-let project: string;
-let options: CheckOptions;
-
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-npm-names-')));
-  project = join(root, 'project');
-  mkdirSync(project);
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: join(root, 'home'), ...(shell ? { shell } : {}) };
-});
-
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+const place = decisionPlace('efferent-npm-names-');
 
 const decide = (command: string, rule: string) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home: join(root, 'home'),
-      mode: 'bypassPermissions',
-      rules: { allow: [], deny: [rule], ask: [] },
-    },
-    options,
-  );
+  place.decide(command, { deny: [rule] }, 'bypassPermissions');
 
 const npm = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
 
 describe('every name npm runs a command by', () => {
   it.skipIf(!npm).each(['pub', 'publ', 'publis'])('real npm takes `npm %s` for publish', (name) => {
     const result = spawnSync('npm', [name, '--help'], {
-      cwd: project,
+      cwd: place.project,
       encoding: 'utf8',
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: join(root, 'home'),
+        HOME: place.home,
         npm_config_update_notifier: 'false',
       },
       timeout: 60_000,

@@ -1,14 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * Short options may be clustered, split, reordered and written after the operands (class
@@ -18,34 +12,10 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  * for each spelling; the engine must then not allow any of them.
  */
 
-let root: string;
-let project: string;
-let options: CheckOptions;
-
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-option-spelling-')));
-  project = join(root, 'project');
-  mkdirSync(project);
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: join(root, 'home'), ...(shell ? { shell } : {}) };
-});
-
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+const place = decisionPlace('efferent-option-spelling-');
 
 const decide = (command: string, rule: string) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home: join(root, 'home'),
-      mode: 'bypassPermissions',
-      rules: { allow: [], deny: [rule], ask: [] },
-    },
-    options,
-  );
+  place.decide(command, { deny: [rule] }, 'bypassPermissions');
 
 const rmSpellings = [
   'rm -fr dist',
@@ -64,10 +34,10 @@ const rmSpellings = [
 
 describe('short options in any arrangement', () => {
   it.each(rmSpellings)('real rm removes the directory with %s', (command) => {
-    mkdirSync(join(project, 'dist', 'sub'), { recursive: true });
-    writeFileSync(join(project, 'dist', 'sub', 'x'), 'x\n');
-    spawnSync('bash', ['-c', command], { cwd: project, timeout: 20_000 });
-    expect(existsSync(join(project, 'dist'))).toBe(false);
+    mkdirSync(join(place.project, 'dist', 'sub'), { recursive: true });
+    writeFileSync(join(place.project, 'dist', 'sub', 'x'), 'x\n');
+    spawnSync('bash', ['-c', command], { cwd: place.project, timeout: 20_000 });
+    expect(existsSync(join(place.project, 'dist'))).toBe(false);
   });
 
   it.each(

@@ -1,14 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * The shell lists a directory to expand a pattern, whatever program then receives the names (class
@@ -20,51 +14,26 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  */
 
 const marker = 'PATTERN_SECRET_NAME_5a9e';
-let root: string;
-let home: string;
-let project: string;
-let options: CheckOptions;
-
 function bash(command: string): string {
   const result = spawnSync('bash', ['-c', command], {
-    cwd: project,
+    cwd: place.project,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: place.home, LANG: 'C' },
     timeout: 20_000,
   });
   return `${result.stdout}${result.stderr}`;
 }
 
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-pattern-')));
-  home = join(root, 'home');
-  project = join(root, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
+const place = decisionPlace('efferent-pattern-', ({ root, home, project }) => {
+  mkdirSync(join(home, '.ssh'));
   mkdirSync(join(root, 'outside'));
   mkdirSync(join(project, 'src'), { recursive: true });
   writeFileSync(join(home, '.ssh', `id_${marker}`), 'key\n');
   writeFileSync(join(root, 'outside', `s${marker}`), 'x\n');
   writeFileSync(join(project, 'src', 'app.ts'), 'export const a = 1;\n');
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: home, ...(shell ? { shell } : {}) };
 });
 
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-const decide = (command: string) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home,
-      mode: 'default',
-      rules: { allow: [], deny: [], ask: [] },
-    },
-    options,
-  );
+const decide = (command: string) => place.decide(command, {}, 'default');
 
 /** Programs that open nothing themselves; the shell expands the pattern P for them. */
 const programs = [
@@ -93,7 +62,7 @@ const patterns = [
   '<root>/*/*',
 ];
 
-const fill = (command: string) => command.replaceAll('<root>', root);
+const fill = (command: string) => command.replaceAll('<root>', place.root);
 
 describe('a pattern is a listing of the directory it expands in', () => {
   it('real bash prints names from outside the project', () => {

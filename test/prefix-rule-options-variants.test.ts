@@ -1,14 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * A prefix allow rule approves a command, not what its options can launch or write (class
@@ -21,34 +15,9 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  * attached value, `--long=value`, an unambiguous abbreviation) must now ask.
  */
 
-let root: string;
-let project: string;
-let options: CheckOptions;
+const place = decisionPlace('efferent-prefix-options-');
 
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-prefix-options-')));
-  project = join(root, 'project');
-  mkdirSync(project);
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: join(root, 'home'), ...(shell ? { shell } : {}) };
-});
-
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-const decide = (command: string, rule: string) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home: join(root, 'home'),
-      mode: 'default',
-      rules: { allow: [rule], deny: [], ask: [] },
-    },
-    options,
-  );
+const decide = (command: string, rule: string) => place.decide(command, { allow: [rule] }, 'default');
 
 /** One risky option: the rule, the command around it (O = the option with its value), and its spellings. */
 interface RiskyCase {
@@ -148,12 +117,12 @@ const risky: RiskyCase[] = [
 
 describe('options a prefix allow rule does not cover', () => {
   it('real git runs the program a clone -c names', () => {
-    const marker = join(root, 'clone-marker');
+    const marker = join(place.root, 'clone-marker');
     spawnSync(
       'git',
-      ['clone', '-c', `core.sshCommand=touch ${marker}; false`, 'ssh://host/repo', join(root, 'c')],
+      ['clone', '-c', `core.sshCommand=touch ${marker}; false`, 'ssh://host/repo', join(place.root, 'c')],
       {
-        cwd: root,
+        cwd: place.root,
         timeout: 20_000,
       },
     );

@@ -1,14 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * An interpreter that reads its program from standard input or a descriptor runs code that only
@@ -19,34 +13,10 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  * stays analysed as code, so its commands meet the rules themselves.
  */
 
-let root: string;
-let project: string;
-let options: CheckOptions;
-
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-stdin-program-')));
-  project = join(root, 'project');
-  spawnSync('mkdir', ['-p', project]);
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: join(root, 'home'), ...(shell ? { shell } : {}) };
-});
-
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+const place = decisionPlace('efferent-stdin-program-');
 
 const decide = (command: string, deny = ['Bash(rm:*)']) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home: join(root, 'home'),
-      mode: 'bypassPermissions',
-      rules: { allow: [], deny, ask: [] },
-    },
-    options,
-  );
+  place.decide(command, { deny }, 'bypassPermissions');
 
 /** Commands that print the payload `rm victim` (as shell code, or as Python code for the interpreters). */
 const feeders = ["echo 'rm victim'", "printf 'rm victim\\n'", "printf '%s\\n' 'rm victim'", 'cat payload.sh'];
@@ -89,11 +59,11 @@ const interpreterForms = [
 ];
 
 function runs(command: string): boolean {
-  const victim = join(project, 'victim');
+  const victim = join(place.project, 'victim');
   writeFileSync(victim, 'x\n');
-  writeFileSync(join(project, 'payload.sh'), 'rm victim\n');
-  writeFileSync(join(project, 'payload.py'), 'import os; os.system("rm victim")\n');
-  spawnSync('bash', ['-c', command], { cwd: project, encoding: 'utf8', timeout: 20_000 });
+  writeFileSync(join(place.project, 'payload.sh'), 'rm victim\n');
+  writeFileSync(join(place.project, 'payload.py'), 'import os; os.system("rm victim")\n');
+  spawnSync('bash', ['-c', command], { cwd: place.project, encoding: 'utf8', timeout: 20_000 });
   return !existsSync(victim);
 }
 

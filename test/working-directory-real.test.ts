@@ -1,14 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CheckOptions,
-  checkPermissionCase,
-  loadDefaultShellAnalyzer,
-} from '../src/permissions/index.ts';
-import { getAllBaseTools } from '../src/registry/index.ts';
+import { describe, expect, it } from 'vitest';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * A listing program given no operand lists the directory it runs in (class `working-directory`,
@@ -19,52 +13,27 @@ import { getAllBaseTools } from '../src/registry/index.ts';
  */
 
 const marker = 'WORKDIR_SECRET_NAME_7c2f';
-let root: string;
-let home: string;
-let project: string;
-let options: CheckOptions;
-
 function bash(command: string): string {
   const result = spawnSync('bash', ['-c', command], {
-    cwd: project,
+    cwd: place.project,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: place.home, LANG: 'C' },
     timeout: 20_000,
   });
   return `${result.stdout}${result.stderr}`;
 }
 
-beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-workdir-')));
-  home = join(root, 'home');
-  project = join(root, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
+const place = decisionPlace('efferent-workdir-', ({ root, home, project }) => {
+  mkdirSync(join(home, '.ssh'));
   mkdirSync(join(root, 'outside'));
   mkdirSync(join(project, 'src'), { recursive: true });
   writeFileSync(join(home, '.ssh', marker), 'key\n');
   writeFileSync(join(home, marker), 'x\n');
   writeFileSync(join(root, 'outside', marker), 'x\n');
   writeFileSync(join(project, 'src', 'app.ts'), 'export const a = 1;\n');
-  const shell = await loadDefaultShellAnalyzer();
-  options = { tools: getAllBaseTools(), defaultHome: home, ...(shell ? { shell } : {}) };
 });
 
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-const decide = (command: string) =>
-  checkPermissionCase(
-    {
-      tool: 'Bash',
-      input: { command },
-      cwd: project,
-      home,
-      mode: 'default',
-      rules: { allow: [], deny: [], ask: [] },
-    },
-    options,
-  );
+const decide = (command: string) => place.decide(command, {}, 'default');
 
 /** Listing programs that read the directory they run in when given no operand. */
 const listers = [
@@ -105,11 +74,11 @@ const homeMoves = ['cd && P', 'cd; P', 'cd -- && P', 'cd -L && P', 'cd -P; P', '
 /** Directories outside the project, as placeholders filled in once the temporary tree exists. */
 const dirKeys = ['<outside>', '../outside', '<ssh>'];
 const fill = (command: string) =>
-  command.replace('<outside>', join(root, 'outside')).replace('<ssh>', join(home, '.ssh'));
+  command.replace('<outside>', join(place.root, 'outside')).replace('<ssh>', join(place.home, '.ssh'));
 const dirs = () => ({
-  outside: join(root, 'outside'),
+  outside: join(place.root, 'outside'),
   relativeOutside: '../outside',
-  ssh: join(home, '.ssh'),
+  ssh: join(place.home, '.ssh'),
 });
 
 describe('a listing program lists the directory it runs in', () => {
