@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,8 @@ export interface DecisionPlace {
   readonly project: string;
   readonly home: string;
   decide(command: string, rules: PlaceRules, mode: PermissionMode): ReturnType<typeof checkPermissionCase>;
+  /** What real bash prints (stdout, then stderr) running `command` in the project with this home. */
+  bash(command: string): string;
 }
 
 /**
@@ -51,6 +54,15 @@ export function decisionPlace(prefix: string, prepare?: (place: DecisionPlace) =
         },
         options,
       );
+    },
+    bash(command: string): string {
+      const result = spawnSync('bash', ['-c', command], {
+        cwd: place.project,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: place.home, LANG: 'C' },
+        timeout: 20_000,
+      });
+      return `${result.stdout}${result.stderr}`;
     },
   };
   beforeAll(async () => {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,16 +13,6 @@ import { decisionPlace } from './decision-place.ts';
  */
 
 const marker = 'PATTERN_SECRET_NAME_5a9e';
-function bash(command: string): string {
-  const result = spawnSync('bash', ['-c', command], {
-    cwd: place.project,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: place.home, LANG: 'C' },
-    timeout: 20_000,
-  });
-  return `${result.stdout}${result.stderr}`;
-}
-
 const place = decisionPlace('efferent-pattern-', ({ root, home, project }) => {
   mkdirSync(join(home, '.ssh'));
   mkdirSync(join(root, 'outside'));
@@ -34,6 +23,7 @@ const place = decisionPlace('efferent-pattern-', ({ root, home, project }) => {
 });
 
 const decide = (command: string) => place.decide(command, {}, 'default');
+const bash = (command: string) => place.bash(command);
 
 /** Programs that open nothing themselves; the shell expands the pattern P for them. */
 const programs = [
