@@ -86,44 +86,29 @@ function failClosed(answer: () => boolean): boolean {
   }
 }
 
+/** The yes/no questions a tool answers per input, which a preparation may answer for it. */
+type Predicate = 'isReadOnly' | 'isConcurrencySafe' | 'cancelsSiblingsOnError';
+const predicates: readonly Predicate[] = ['isReadOnly', 'isConcurrencySafe', 'cancelsSiblingsOnError'];
+
 /** The answers shared by every view of one preparation, each worked out the first time it is asked. */
 class Answers {
-  #readOnly: boolean | undefined;
-  #concurrencySafe: boolean | undefined;
-  #cancelsSiblings: boolean | undefined;
+  readonly #known: Partial<Record<Predicate, boolean>> = {};
   constructor(
     readonly tool: AnyTool,
     readonly input: Record<string, unknown>,
     readonly invocation: ToolInvocation | undefined,
   ) {}
-  readOnly(): boolean {
-    if (this.#readOnly === undefined) {
+  answer(predicate: Predicate): boolean {
+    let known = this.#known[predicate];
+    if (known === undefined) {
       const { tool, input, invocation } = this;
-      this.#readOnly = failClosed(() =>
-        invocation?.isReadOnly ? invocation.isReadOnly() : tool.isReadOnly(input),
-      );
+      known = failClosed(() => {
+        const prepared = invocation?.[predicate];
+        return prepared ? prepared.call(invocation) : tool[predicate](input);
+      });
+      this.#known[predicate] = known;
     }
-    return this.#readOnly;
-  }
-  concurrencySafe(): boolean {
-    if (this.#concurrencySafe === undefined) {
-      const { tool, input, invocation } = this;
-      this.#concurrencySafe = failClosed(() =>
-        invocation?.isConcurrencySafe ? invocation.isConcurrencySafe() : tool.isConcurrencySafe(input),
-      );
-    }
-    return this.#concurrencySafe;
-  }
-  cancelsSiblings(): boolean {
-    if (this.#cancelsSiblings === undefined) {
-      const { tool, input, invocation } = this;
-      this.#cancelsSiblings = failClosed(() =>
-        invocation?.cancelsSiblingsOnError
-          ? invocation.cancelsSiblingsOnError()
-          : tool.cancelsSiblingsOnError(input),
-      );
-    }
-    return this.#cancelsSiblings;
+    return known;
   }
 }
 
@@ -152,13 +137,13 @@ class Prepared implements PreparedCall {
     return target;
   }
   isReadOnly(): boolean {
-    return this.answers.readOnly();
+    return this.answers.answer('isReadOnly');
   }
   isConcurrencySafe(): boolean {
-    return this.answers.concurrencySafe();
+    return this.answers.answer('isConcurrencySafe');
   }
   cancelsSiblingsOnError(): boolean {
-    return this.answers.cancelsSiblings();
+    return this.answers.answer('cancelsSiblingsOnError');
   }
   checkPermissions(context: ToolUseContext): Promise<ToolPermissionResult> {
     const invocation = this.answers.invocation;
@@ -215,22 +200,6 @@ function viewPrototype(tool: AnyTool): AnyTool {
       const mine = preparedOf(this, candidate);
       return mine ? mine.permissionTarget(context) : tool.permissionTarget(candidate, context);
     }),
-    isReadOnly: method(function (this: AnyTool, candidate: Record<string, unknown>) {
-      const mine = preparedOf(this, candidate);
-      return mine?.answers.invocation?.isReadOnly ? mine.isReadOnly() : tool.isReadOnly(candidate);
-    }),
-    isConcurrencySafe: method(function (this: AnyTool, candidate: Record<string, unknown>) {
-      const mine = preparedOf(this, candidate);
-      return mine?.answers.invocation?.isConcurrencySafe
-        ? mine.isConcurrencySafe()
-        : tool.isConcurrencySafe(candidate);
-    }),
-    cancelsSiblingsOnError: method(function (this: AnyTool, candidate: Record<string, unknown>) {
-      const mine = preparedOf(this, candidate);
-      return mine?.answers.invocation?.cancelsSiblingsOnError
-        ? mine.cancelsSiblingsOnError()
-        : tool.cancelsSiblingsOnError(candidate);
-    }),
     checkPermissions: method(function (
       this: AnyTool,
       candidate: Record<string, unknown>,
@@ -240,6 +209,19 @@ function viewPrototype(tool: AnyTool): AnyTool {
       return mine ? mine.checkPermissions(context) : tool.checkPermissions(candidate, context);
     }),
   }) as AnyTool;
+  // Each predicate: the preparation's answer when it has its own for this input, else the tool's.
+  for (const predicate of predicates) {
+    Object.defineProperty(
+      prototype,
+      predicate,
+      method(function (this: AnyTool, candidate: Record<string, unknown>) {
+        const mine = preparedOf(this, candidate);
+        return mine?.answers.invocation?.[predicate]
+          ? mine.answers.answer(predicate)
+          : tool[predicate](candidate);
+      }),
+    );
+  }
   viewPrototypes.set(tool, prototype);
   return prototype;
 }
