@@ -4,6 +4,7 @@ import { registerCallCommand } from './commands/call.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerDemoCommand } from './commands/demo.ts';
 import { registerDoctorCommand } from './commands/doctor.ts';
+import { registerGuardCommand } from './commands/guard.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerToolsCommand } from './commands/tools.ts';
@@ -24,6 +25,7 @@ export function createProgram(): Command {
   registerDemoCommand(program);
   registerMcpCommand(program);
   registerDoctorCommand(program);
+  registerGuardCommand(program);
   return program;
 }
 

@@ -1,0 +1,192 @@
+import { homedir } from 'node:os';
+import { Option, type Command } from 'commander';
+import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
+import { type AnyTool, errorMessage, type PermissionMode, type TraceStep } from '../../core/index.ts';
+import { findTool } from '../../registry/index.ts';
+import {
+  type GuardVerdict,
+  hostHookConfig,
+  hostVerdict,
+  type OnAllow,
+  type OnAsk,
+  renderGuardOutput,
+} from '../guard/guard-output.ts';
+import {
+  type GuardCall,
+  type GuardHost,
+  guardHosts,
+  type HookPayload,
+  parseHookPayload,
+  planGuardCalls,
+} from '../guard/host-calls.ts';
+import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
+import {
+  addSessionFlags,
+  resolveTrust,
+  type SessionFlags,
+  sessionOptionsFromFlags,
+} from '../terminal/session-flags.ts';
+
+interface GuardFlags extends SessionFlags {
+  agent?: GuardHost;
+  mode?: PermissionMode;
+  home?: string;
+  onAsk?: OnAsk;
+  onAllow?: OnAllow;
+  printConfig?: boolean;
+}
+
+/** The decision for a host call, and the sentence that explains it. */
+interface GuardDecision {
+  verdict: GuardVerdict;
+  reason: string;
+  /** An ask raised by a safety check, the analysis or an ask rule, not merely "no rule allows it". */
+  flagged?: boolean;
+}
+
+const strength: Record<GuardVerdict, number> = { 'no-opinion': 0, allow: 1, ask: 2, deny: 3 };
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A Bash call the host runs in another folder is decided as `cd FOLDER && COMMAND`: the analysis follows the `cd`. */
+function inFolder(call: GuardCall, sessionCwd: string): GuardCall {
+  if (!call.cwd || call.cwd === sessionCwd || call.tool !== 'Bash') return call;
+  const command = String(call.input['command'] ?? '');
+  const folder = `'${call.cwd.replace(/'/g, `'\\''`)}'`;
+  return { tool: call.tool, input: { ...call.input, command: `cd ${folder} && ${command}` } };
+}
+
+/** The host's input without the fields efferent's tool does not have (hosts add their own, e.g. `description`). */
+function knownFields(session: Session, call: GuardCall): Record<string, unknown> {
+  const tool = findTool(session.tools, call.tool, session.allTools);
+  if (!tool) return call.input;
+  const parsed = tool.inputSchema.safeParse(call.input);
+  if (parsed.success) return call.input;
+  const unknown = new Set(
+    parsed.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : [],
+    ),
+  );
+  if (unknown.size === 0) return call.input;
+  return Object.fromEntries(Object.entries(call.input).filter(([key]) => !unknown.has(key)));
+}
+
+/** A step that asks for a reason of its own: a safety check, the shell analysis, or an ask rule. */
+const raisesAsk = (step: TraceStep): boolean =>
+  step.outcome === 'ask' &&
+  (step.stage === 'safety' ||
+    step.stage === 'analysis' ||
+    (step.stage === 'rule' && step.rule !== undefined));
+
+function explain(decision: CallDecision): string {
+  const decisive = [...decision.trace].reverse().find((step) => step.outcome === decision.behavior);
+  // An ask's reason is shown to the person, who needs why, not the model's instructions in `message`.
+  if (decision.behavior === 'ask' && decisive) return decisive.detail;
+  return decision.message ?? decisive?.detail ?? `${decision.tool}: ${decision.behavior}`;
+}
+
+async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
+  const plan = planGuardCalls(payload);
+  if (plan.kind === 'no-opinion') return { verdict: 'no-opinion', reason: plan.reason };
+  if (plan.kind === 'unknown') return { verdict: 'ask', reason: `${plan.reason}, so it is asked about` };
+  const home = flags.home ?? homedir();
+  const mode = flags.mode ?? payload.permissionMode;
+  const standIns: AnyTool[] = [...guardStandIns];
+  for (const call of plan.calls) if (call.tool.startsWith('mcp__')) standIns.push(mcpStandIn(call.tool));
+  const options = await resolveTrust(
+    { ...flags, cwd: payload.cwd },
+    {
+      ...sessionOptionsFromFlags({ ...flags, cwd: payload.cwd }, mode),
+      model: 'none',
+      home,
+      // The host runs its own hooks; efferent's would include this guard again.
+      runHooks: false,
+      loadShellParserAtStart: false,
+      extraTools: standIns,
+      persistRules: false,
+    },
+    home,
+  );
+  const session = await createSession(options);
+  try {
+    let strongest: GuardDecision = { verdict: 'allow', reason: '' };
+    const reasons: string[] = [];
+    for (const planned of plan.calls) {
+      const call = inFolder(planned, session.context.run.cwd);
+      const decision = await decideCall(session, call.tool, knownFields(session, call));
+      const reason = explain(decision);
+      reasons.push(reason);
+      const flagged = decision.behavior === 'ask' && decision.trace.some(raisesAsk);
+      if (
+        strength[decision.behavior] > strength[strongest.verdict] ||
+        (decision.behavior === strongest.verdict && flagged && !strongest.flagged)
+      )
+        strongest = { verdict: decision.behavior, reason, ...(flagged ? { flagged } : {}) };
+    }
+    if (strongest.verdict === 'allow') strongest.reason = reasons.join('; ');
+    return strongest;
+  } finally {
+    await session.dispose();
+  }
+}
+
+/** `efferent guard`: efferent's permission decision for another agent's tool call, as its pre-tool hook. */
+export function registerGuardCommand(program: Command): void {
+  const command = program
+    .command('guard')
+    .description(
+      "Decide another agent's tool calls with efferent's permission engine: a pre-tool hook for Claude Code, Codex and Gemini CLI that reads the hook's JSON on stdin and answers allow, ask or deny.",
+    )
+    .addOption(
+      new Option('--agent <agent>', 'the hook format (default: detected from the input)').choices([
+        ...guardHosts,
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--on-ask <action>',
+        "when efferent would ask: ask (Claude Code prompts), defer (the agent's own approval decides), or deny",
+      )
+        .choices(['ask', 'defer', 'deny'])
+        .default('ask'),
+    )
+    .addOption(
+      new Option(
+        '--on-allow <action>',
+        "when efferent allows: allow (no prompt from the agent), or defer (the agent's own approval decides)",
+      )
+        .choices(['allow', 'defer'])
+        .default('allow'),
+    )
+    .option('--print-config', 'print the hook configuration that installs the guard in the agent, and exit')
+    .option('--home <dir>', 'home directory for ~ in rules and paths, user settings and the trust list');
+  addSessionFlags(command, '--mode').action(async (flags: GuardFlags) => {
+    if (flags.printConfig) {
+      process.stdout.write(hostHookConfig(flags.agent ?? 'claude'));
+      return;
+    }
+    let payload: HookPayload;
+    let decision: GuardDecision;
+    try {
+      payload = parseHookPayload(await readStdin(), flags.agent);
+      decision = await decide(payload, flags);
+    } catch (error) {
+      // Every host runs the tool when a hook fails in any other way: exit 2 is the one answer that blocks.
+      process.stderr.write(
+        `efferent guard: ${errorMessage(error).replace(/\.$/, '')}. The call is blocked; run \`efferent guard --help\` for the expected input.\n`,
+      );
+      process.exitCode = 2;
+      return;
+    }
+    const verdict = hostVerdict(payload.host, decision, flags.onAsk ?? 'ask', flags.onAllow ?? 'allow');
+    const blockedAsk = decision.verdict === 'ask' && verdict === 'deny';
+    const reason = blockedAsk
+      ? `efferent would ask a person first (${decision.reason.replace(/\.$/, '')}), and this agent's hook cannot ask, so the call is blocked. If it is expected, allow it with an efferent rule (see \`efferent check\`) or run it yourself.`
+      : decision.reason;
+    process.stdout.write(renderGuardOutput(payload.host, verdict, `efferent: ${reason}`));
+  });
+}

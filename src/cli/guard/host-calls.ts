@@ -1,0 +1,276 @@
+import { isAbsolute, resolve } from 'node:path';
+import { type PermissionMode, permissionModes } from '../../core/index.ts';
+import { patchTargets } from './apply-patch.ts';
+
+/**
+ * What another agent's pre-tool hook sends, turned into the calls efferent decides. Claude Code and
+ * Codex send `PreToolUse` with Claude Code's tool names (Codex calls its shell `Bash` there too, and
+ * adds `apply_patch`); Gemini CLI sends `BeforeTool` with its own names (`run_shell_command`,
+ * `read_file`, `replace`…). Each host tool maps to the efferent tool whose permission means the same
+ * thing; a tool that only touches the agent's own state has no opinion; anything else is asked about.
+ */
+
+/** The agents whose hooks the guard speaks. */
+export const guardHosts = ['claude', 'codex', 'gemini'] as const;
+export type GuardHost = (typeof guardHosts)[number];
+
+/** One hook call, as the guard reads it. */
+export interface HookPayload {
+  host: GuardHost;
+  cwd: string;
+  toolName: string;
+  toolInput: Record<string, unknown>;
+  /** The host's permission mode, when it sends one that efferent has too. */
+  permissionMode?: PermissionMode;
+}
+
+/** One call efferent decides: an efferent tool (or a stand-in of one) and its input. */
+export interface GuardCall {
+  tool: string;
+  input: Record<string, unknown>;
+  /** Where the call runs, when the host says it runs elsewhere than the session's folder. */
+  cwd?: string;
+}
+
+/** What the guard does with one host tool call. */
+export type GuardPlan =
+  | { kind: 'decide'; calls: GuardCall[] }
+  /** The tool only touches the agent's own state (its to-do list, its plan): the host decides. */
+  | { kind: 'no-opinion'; reason: string }
+  /** efferent cannot tell what the call does: it is asked about. */
+  | { kind: 'unknown'; reason: string };
+
+/** Reads a hook's stdin text; throws a TypeError that says what is wrong. */
+export function parseHookPayload(text: string, forced?: GuardHost, fallbackCwd = process.cwd()): HookPayload {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new TypeError(`the hook input is not JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError('the hook input must be a JSON object with tool_name and tool_input');
+  const payload = value as Record<string, unknown>;
+  const toolName = payload['tool_name'];
+  if (typeof toolName !== 'string' || toolName === '')
+    throw new TypeError('the hook input has no tool_name; install the guard as a pre-tool hook');
+  const rawInput = payload['tool_input'];
+  const toolInput =
+    typeof rawInput === 'object' && rawInput !== null && !Array.isArray(rawInput)
+      ? (rawInput as Record<string, unknown>)
+      : typeof rawInput === 'string'
+        ? { input: rawInput }
+        : undefined;
+  if (!toolInput) throw new TypeError('the hook input has no tool_input object');
+  const cwd = typeof payload['cwd'] === 'string' && isAbsolute(payload['cwd']) ? payload['cwd'] : fallbackCwd;
+  const host = forced ?? detectHost(payload, toolName);
+  const mode = payload['permission_mode'];
+  const result: HookPayload = { host, cwd, toolName, toolInput };
+  if (typeof mode === 'string' && (permissionModes as readonly string[]).includes(mode))
+    result.permissionMode = mode as PermissionMode;
+  return result;
+}
+
+const codexToolNames = new Set(['apply_patch', 'shell', 'local_shell', 'exec_command', 'shell_command']);
+
+function detectHost(payload: Record<string, unknown>, toolName: string): GuardHost {
+  if (payload['hook_event_name'] === 'BeforeTool') return 'gemini';
+  if ('turn_id' in payload || codexToolNames.has(toolName)) return 'codex';
+  return 'claude';
+}
+
+/** Claude Code tools (and Codex's, which uses the same names) that efferent has under the same name. */
+const sameNamed = new Set(['Bash', 'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Glob', 'Grep']);
+
+/** Tools that act on the agent's own state only: its to-dos, plan, questions, background shells. */
+const ownStateTools = new Set([
+  'TodoWrite',
+  'TodoRead',
+  'ExitPlanMode',
+  'EnterPlanMode',
+  'AskUserQuestion',
+  'BashOutput',
+  'TaskOutput',
+  'KillShell',
+  'KillBash',
+  'TaskStop',
+  'ListMcpResourcesTool',
+  'SlashCommand',
+  // Gemini CLI
+  'write_todos',
+  'save_memory',
+  'ask_user',
+]);
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Where a host tool says it runs, relative to the hook's cwd. */
+function directoryOf(payload: HookPayload, ...values: unknown[]): string | undefined {
+  for (const value of values) {
+    const given = text(value);
+    if (given !== undefined && given !== '') return resolve(payload.cwd, given);
+  }
+  return undefined;
+}
+
+/** A command written as argv (`["bash", "-lc", "…"]`) as the script bash runs. */
+function commandText(command: unknown): string | undefined {
+  if (typeof command === 'string') return command;
+  if (!Array.isArray(command) || command.some((word) => typeof word !== 'string')) return undefined;
+  const argv = command as string[];
+  const [program = '', flag, script] = argv;
+  if (
+    /^(?:\/(?:usr\/)?bin\/)?(?:ba|z|da)?sh$/.test(program) &&
+    /^-l?c$/.test(flag ?? '') &&
+    argv.length === 3
+  )
+    return script;
+  return argv
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
+}
+
+function mcpStandIn(name: string, input: Record<string, unknown>): GuardPlan {
+  return { kind: 'decide', calls: [{ tool: name, input }] };
+}
+
+/** The calls efferent decides for one host tool call. */
+export function planGuardCalls(payload: HookPayload): GuardPlan {
+  const { toolName: name, toolInput: input } = payload;
+  if (name.startsWith('mcp__')) return mcpStandIn(name, input);
+  if (ownStateTools.has(name))
+    return { kind: 'no-opinion', reason: `${name} only changes the agent's own state` };
+  return payload.host === 'gemini' ? planGemini(payload) : planClaudeOrCodex(payload);
+}
+
+function planClaudeOrCodex(payload: HookPayload): GuardPlan {
+  const { toolName: name, toolInput: input } = payload;
+  if (sameNamed.has(name)) return { kind: 'decide', calls: [{ tool: name, input }] };
+  switch (name) {
+    case 'LS':
+      return decideOne('Glob', { pattern: '*', path: text(input['path']) ?? payload.cwd });
+    case 'NotebookRead':
+      return decideOne('Read', { file_path: text(input['notebook_path']) ?? '' });
+    case 'WebFetch':
+      return decideOne('WebFetch', { url: text(input['url']) ?? '' });
+    case 'WebSearch':
+      return decideOne('WebSearch', { query: text(input['query']) ?? '' });
+    case 'Task':
+    case 'Agent':
+      return decideOne('Task', { subagent_type: text(input['subagent_type']) ?? 'general-purpose' });
+    case 'Skill':
+      return decideOne('Skill', { skill: text(input['skill']) ?? text(input['command']) ?? '' });
+    case 'ReadMcpResourceTool': {
+      const server = text(input['server']);
+      if (!server) return { kind: 'unknown', reason: 'ReadMcpResourceTool names no server' };
+      return mcpStandIn(`mcp__${server}__ReadMcpResource`, input);
+    }
+    case 'shell':
+    case 'local_shell':
+    case 'shell_command':
+    case 'exec_command':
+      return shellCall(payload, input['command'] ?? input['cmd'], input['workdir']);
+    case 'apply_patch':
+      return patchCalls(payload);
+    default:
+      return { kind: 'unknown', reason: `efferent does not know the tool ${name}` };
+  }
+}
+
+function decideOne(tool: string, input: Record<string, unknown>, cwd?: string): GuardPlan {
+  return { kind: 'decide', calls: [cwd ? { tool, input, cwd } : { tool, input }] };
+}
+
+function shellCall(payload: HookPayload, command: unknown, workdir: unknown): GuardPlan {
+  const script = commandText(command);
+  if (script === undefined) return { kind: 'unknown', reason: `${payload.toolName} sent no command text` };
+  return decideOne('Bash', { command: script }, directoryOf(payload, workdir));
+}
+
+function patchCalls(payload: HookPayload): GuardPlan {
+  const { toolInput: input } = payload;
+  const patch = text(input['command']) ?? text(input['input']) ?? text(input['patch']);
+  const targets = patch === undefined ? undefined : patchTargets(patch);
+  if (!targets) return { kind: 'unknown', reason: 'the patch names no file efferent can read' };
+  const base = directoryOf(payload, input['workdir']) ?? payload.cwd;
+  return {
+    kind: 'decide',
+    calls: targets.map((target) => ({
+      tool: 'Write',
+      input: { file_path: resolve(base, target.path), content: target.content ?? '' },
+    })),
+  };
+}
+
+const hasGlob = (value: string) => /[*?[{]/.test(value);
+
+function planGemini(payload: HookPayload): GuardPlan {
+  const { toolName: name, toolInput: input, cwd } = payload;
+  const filePath = text(input['file_path']) ?? text(input['absolute_path']) ?? text(input['path']);
+  const directory = directoryOf(payload, input['dir_path'], input['directory'], input['path']) ?? cwd;
+  switch (name) {
+    case 'run_shell_command':
+      return shellCall(payload, input['command'], input['dir_path'] ?? input['directory']);
+    case 'read_file':
+      return filePath ? decideOne('Read', { file_path: resolve(cwd, filePath) }) : missing(name, 'file_path');
+    case 'write_file':
+      return filePath
+        ? decideOne('Write', { file_path: resolve(cwd, filePath), content: text(input['content']) ?? '' })
+        : missing(name, 'file_path');
+    case 'replace':
+      return filePath
+        ? decideOne('Edit', {
+            file_path: resolve(cwd, filePath),
+            old_string: text(input['old_string']) ?? '',
+            new_string: text(input['new_string']) ?? '',
+          })
+        : missing(name, 'file_path');
+    case 'glob':
+      return decideOne('Glob', { pattern: text(input['pattern']) ?? '*', path: directory });
+    case 'search_file_content':
+    case 'grep_search': {
+      const grep: Record<string, unknown> = { pattern: text(input['pattern']) ?? '', path: directory };
+      const include = text(input['include']);
+      if (include) grep['glob'] = include;
+      return decideOne('Grep', grep);
+    }
+    case 'list_directory':
+      return decideOne('Glob', { pattern: '*', path: directory });
+    case 'read_many_files':
+      return readMany(payload);
+    case 'web_fetch': {
+      const urls = (text(input['prompt']) ?? text(input['url']) ?? '').match(/https?:\/\/[^\s"'<>)]+/g) ?? [];
+      if (urls.length === 0) return { kind: 'unknown', reason: 'web_fetch names no URL' };
+      return { kind: 'decide', calls: urls.map((url) => ({ tool: 'WebFetch', input: { url } })) };
+    }
+    case 'google_web_search':
+      return decideOne('WebSearch', { query: text(input['query']) ?? '' });
+    case 'activate_skill':
+      return decideOne('Skill', { skill: text(input['name']) ?? '' });
+    default:
+      return { kind: 'unknown', reason: `efferent does not know the tool ${name}` };
+  }
+}
+
+function missing(name: string, field: string): GuardPlan {
+  return { kind: 'unknown', reason: `${name} sent no ${field}` };
+}
+
+/** `read_many_files`: plain paths are reads; a pattern reads files efferent cannot list beforehand. */
+function readMany(payload: HookPayload): GuardPlan {
+  const { toolInput: input, cwd } = payload;
+  const entries = [input['paths'], input['include']].flatMap((list) =>
+    Array.isArray(list) ? list.filter((entry): entry is string => typeof entry === 'string') : [],
+  );
+  if (entries.length === 0) return { kind: 'unknown', reason: 'read_many_files names no file' };
+  const pattern = entries.find(hasGlob);
+  if (pattern)
+    return {
+      kind: 'unknown',
+      reason: `read_many_files reads the files matching ${pattern}, unknown beforehand`,
+    };
+  return {
+    kind: 'decide',
+    calls: entries.map((entry) => ({ tool: 'Read', input: { file_path: resolve(cwd, entry) } })),
+  };
+}
