@@ -8,7 +8,7 @@
  * result, so what is measured is everything efferent does around the tool.
  * `npx tsx bench/pipeline-overhead.ts [--json]`
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -180,6 +180,21 @@ const readNoEngine = await perCall(3_000, (index) =>
 const bashNoEngine = await perCall(3_000, (index) =>
   driveWith(withoutEngine, 'Bash', bashInput(index), index),
 );
+// What the machine charges for the filesystem questions the two decisions must ask (the folder's
+// realpath and an lstat of each name a path may be), and for the one parse a Bash call needs: the
+// floor under the two rows above on this machine, timed alone.
+const readFloor = await perCall(3_000, async (index) => {
+  realpathSync.native(join(dir, 'src'));
+  lstatSync(join(dir, `src/file${index % 50}.ts`), { throwIfNoEntry: false });
+});
+const bashFloor = await perCall(3_000, async (index) => {
+  realpathSync.native(dir);
+  for (const word of ['run', 'build', `pkg${index % 50}`])
+    lstatSync(join(dir, word), { throwIfNoEntry: false });
+});
+const parseAlone = await perCall(3_000, async (index) => {
+  shell.analyzeCommand(bashInput(index).command, { cwd: dir, home: dir });
+});
 rmSync(dir, { recursive: true, force: true });
 
 const results = {
@@ -195,6 +210,9 @@ const results = {
   allowAllTwoHooksReadMicros: Number(readNoEngine.toFixed(2)),
   allowAllTwoHooksBashMicros: Number(bashNoEngine.toFixed(2)),
   parsesPerBashCall,
+  readFilesystemFloorMicros: Number(readFloor.toFixed(2)),
+  bashFilesystemFloorMicros: Number(bashFloor.toFixed(2)),
+  bashAnalysisAloneMicros: Number(parseAlone.toFixed(2)),
 };
 if (json) process.stdout.write(`${JSON.stringify({ name: 'pipeline-overhead', results })}\n`);
 else {
@@ -210,6 +228,10 @@ else {
       'the same two calls with an allow-all resolver (the pipeline side alone; nothing asks for the analysis):',
       `  Read call:                   ${results.allowAllTwoHooksReadMicros} µs/call`,
       `  Bash call:                   ${results.allowAllTwoHooksBashMicros} µs/call`,
+      'what this machine charges for the work the two decisions cannot skip, timed alone:',
+      `  Read: realpath + lstat:      ${results.readFilesystemFloorMicros} µs/call`,
+      `  Bash: realpath + 3 lstats:   ${results.bashFilesystemFloorMicros} µs/call`,
+      `  Bash: the one analysis:      ${results.bashAnalysisAloneMicros} µs/call`,
       '',
     ].join('\n'),
   );
