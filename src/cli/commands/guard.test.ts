@@ -127,6 +127,16 @@ describe('efferent guard', () => {
       decision: 'deny',
       reason: expect.stringMatching(/secrets/),
     });
+    // Gemini CLI reads files without asking: a read outside the project is blocked, not left to it.
+    const key = guard({
+      hook_event_name: 'BeforeTool',
+      tool_name: 'read_file',
+      tool_input: { file_path: join(home, '.ssh', 'id_rsa') },
+    });
+    expect(JSON.parse(key.stdout)).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringMatching(/outside the working directories/),
+    });
     const listing = guard({
       hook_event_name: 'BeforeTool',
       tool_name: 'run_shell_command',

@@ -75,12 +75,16 @@ function knownFields(session: Session, call: GuardCall): Record<string, unknown>
   return Object.fromEntries(Object.entries(call.input).filter(([key]) => !unknown.has(key)));
 }
 
-/** A step that asks for a reason of its own: a safety check, the shell analysis, or an ask rule. */
+/**
+ * A step that asks for a reason of its own: a safety check, the shell analysis, an ask rule, or a
+ * path outside the working directories. What is left is the plain "no rule allows it".
+ */
 const raisesAsk = (step: TraceStep): boolean =>
   step.outcome === 'ask' &&
   (step.stage === 'safety' ||
     step.stage === 'analysis' ||
-    (step.stage === 'rule' && step.rule !== undefined));
+    (step.stage === 'rule' && step.rule !== undefined) ||
+    step.detail.includes('outside the working directories'));
 
 function explain(decision: CallDecision): string {
   const decisive = [...decision.trace].reverse().find((step) => step.outcome === decision.behavior);
