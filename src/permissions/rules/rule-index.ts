@@ -135,6 +135,32 @@ export class DomainRuleIndex {
   }
 }
 
+/** The names a tool-wide rule may be stored under, per tool: a pool has few tools, each asked about often. */
+const keysBySubject = new Map<string, readonly string[]>();
+/** More distinct tools than any pool holds: past it the memo starts again rather than grow. */
+const maxRememberedSubjects = 4096;
+
+/**
+ * The tool's name, its aliases, and for an MCP tool every `mcp__server` prefix of a name: a bare
+ * server rule (`mcp__github`) is stored under its name.
+ */
+function lookupKeys(subject: RuleSubjectNames): readonly string[] {
+  const id = subject.aliases.length === 0 ? subject.name : [subject.name, ...subject.aliases].join('\0');
+  const known = keysBySubject.get(id);
+  if (known) return known;
+  const keys = new Set<string>();
+  for (const name of [subject.name, ...subject.aliases]) {
+    keys.add(name);
+    if (!name.startsWith('mcp__')) continue;
+    for (let at = name.indexOf('__', 5); at !== -1; at = name.indexOf('__', at + 1))
+      keys.add(name.slice(0, at));
+  }
+  if (keysBySubject.size >= maxRememberedSubjects) keysBySubject.clear();
+  const list = [...keys];
+  keysBySubject.set(id, list);
+  return list;
+}
+
 /** Tool-wide rules (no content), by exact name and by MCP server; glob names are tried one by one. */
 class ToolWideIndex {
   private readonly byName = new Map<string, Array<{ order: number; rule: PermissionRule }>>();
@@ -155,15 +181,7 @@ class ToolWideIndex {
   }
 
   find(subject: RuleSubjectNames): PermissionRule | undefined {
-    const names = [subject.name, ...subject.aliases];
-    // A bare server rule (`mcp__github`) is stored under its name; every `mcp__server` prefix of a name is a key.
-    const keys = new Set<string>();
-    for (const name of names) {
-      keys.add(name);
-      if (!name.startsWith('mcp__')) continue;
-      for (let at = name.indexOf('__', 5); at !== -1; at = name.indexOf('__', at + 1))
-        keys.add(name.slice(0, at));
-    }
+    const keys = lookupKeys(subject);
     let best: { order: number; rule: PermissionRule } | undefined;
     const consider = (entry: { order: number; rule: PermissionRule }) => {
       if (best && best.order <= entry.order) return false;
