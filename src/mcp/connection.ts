@@ -15,6 +15,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../core/index.ts';
+import { linkCallSignal } from './call-signal.ts';
 import type { McpServerConfig } from './config.ts';
 import { FileOAuthProvider, McpAuthorizationRequiredError } from './oauth.ts';
 import { ProcessGroupStdioTransport } from './stdio-transport.ts';
@@ -388,22 +389,19 @@ export class McpConnection {
         : await this.#ready();
     // The SDK never removes its abort listener, so it gets a signal that lives as long as this call,
     // linked to the long-lived session signal by a listener that is removed afterwards.
-    const call = new AbortController();
-    const forward = abortWith(call, options.signal);
-    if (options.signal?.aborted) call.abort(options.signal.reason);
-    else options.signal?.addEventListener('abort', forward, { once: true });
+    const call = linkCallSignal(options.signal);
     const progressToken = options.onProgress ? `efferent-${++this.#nextProgressToken}` : undefined;
     if (progressToken && options.onProgress) this.#progress.set(progressToken, options.onProgress);
     try {
       const result = await client.callTool(
         { name, arguments: args, ...(progressToken ? { _meta: { progressToken } } : {}) },
         CallToolResultSchema,
-        { signal: call.signal, timeout: options.timeoutMs ?? defaultToolTimeoutMs },
+        { signal: call.signal.asSignal, timeout: options.timeoutMs ?? defaultToolTimeoutMs },
       );
       return result as CallToolResult;
     } finally {
       if (progressToken) this.#progress.delete(progressToken);
-      options.signal?.removeEventListener('abort', forward);
+      call.unlink();
     }
   }
 
@@ -437,11 +435,6 @@ export class McpConnection {
     await this.#dropTransport();
     this.status = 'closed';
   }
-}
-
-/** A listener that aborts `call` with the reason `signal` aborted with. */
-function abortWith(call: AbortController, signal: AbortSignal | undefined): () => void {
-  return () => call.abort(signal?.reason);
 }
 
 /** Default per-call limit (`MCP_TOOL_TIMEOUT`): long enough for slow tools, finite for hung ones. */

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { SandboxedProcess } from '../sandbox/sandboxed-process.ts';
@@ -23,8 +23,8 @@ export interface StdioServerParameters {
 export const defaultMaxMessageBytes = 16 * 1024 * 1024;
 
 /**
- * The client side of MCP's stdio transport. Message parsing and validation are the SDK's
- * (`deserializeMessage`, `serializeMessage`); this class owns the process and the line framing
+ * The client side of MCP's stdio transport. Messages are written by the SDK's `serializeMessage` and
+ * validated by the SDK's protocol (see {@link parseMessage}); this class owns the process and the line framing
  * (chunks are joined once per line, so a large message costs linear time): the server runs in its own
  * process group, so closing kills everything it started (npx wrappers, shells, grandchildren), which
  * the SDK's `StdioClientTransport` cannot do.
@@ -112,7 +112,7 @@ export class ProcessGroupStdioTransport implements Transport {
       if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '')) continue;
       let message: JSONRPCMessage;
       try {
-        message = deserializeMessage(line);
+        message = parseMessage(line);
       } catch (error) {
         // A line that is not JSON-RPC (a stray log line on stdout) is reported and skipped.
         this.onerror?.(
@@ -170,6 +170,24 @@ export class ProcessGroupStdioTransport implements Transport {
     this.#pending = [];
     this.onclose?.();
   }
+}
+
+/**
+ * One line as a JSON-RPC message; throws when it is not JSON, or not a JSON-RPC 2.0 request,
+ * notification or response. Only the envelope is checked here: the SDK's protocol checks every
+ * message it receives against its kind's strict schema when it dispatches it (and a response's result
+ * against the request's result schema, a request's params against its handler's), so parsing the
+ * whole message with the SDK's union schema here too (`deserializeMessage`) validated it twice.
+ */
+export function parseMessage(line: string): JSONRPCMessage {
+  const value: unknown = JSON.parse(line);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('not a JSON-RPC message (a JSON object was expected)');
+  const message = value as Record<string, unknown>;
+  if (message['jsonrpc'] !== '2.0') throw new Error('not a JSON-RPC 2.0 message (no "jsonrpc": "2.0")');
+  if (typeof message['method'] !== 'string' && !('result' in message) && !('error' in message))
+    throw new Error('not a JSON-RPC message (neither a method nor a result or error)');
+  return value as JSONRPCMessage;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -1,7 +1,8 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSession, type Session } from '../../src/agent/index.ts';
 import { toolResultText } from '../../src/core/index.ts';
 import { attachMcpToSession, McpManager } from '../../src/mcp/index.ts';
@@ -84,6 +85,27 @@ describe('MCP arguments are checked against the server schema before the call', 
     expect(result.isError).toBeFalsy();
     expect(toolResultText(result)).toContain(JSON.stringify(input));
     expect(await drawsSoFar()).toBe(1);
+  });
+
+  it('compiles a tool schema once, not on every call', async () => {
+    // Every ajv instance (efferent's and the SDK's) compiles through this one method.
+    const { default: Ajv } = createRequire(import.meta.url)('ajv/dist/core.js') as {
+      default: { prototype: { compile: (...args: unknown[]) => unknown } };
+    };
+    const good = { shape: { kind: 'circle', radius: 1 } };
+    const bad = { shape: { kind: 'circle', radius: 0 } };
+    // The first call may compile the schema (it is compiled when first needed).
+    await session.callTool('mcp__schemas__draw', good);
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    try {
+      for (let round = 0; round < 3; round++) {
+        expect((await session.callTool('mcp__schemas__draw', good)).isError).toBeFalsy();
+        expect((await session.callTool('mcp__schemas__draw', bad)).isError).toBe(true);
+      }
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it('sends each provider a schema it accepts while the original stays the one enforced', async () => {
