@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mtimeOf, NewestFirst } from './newest-first.ts';
@@ -147,6 +149,26 @@ describe('the perl stat helper', () => {
     });
     expect(found?.stamped.paths).toEqual(['a.ts']);
     expect(existsSync(join(scratch, 'ran'))).toBe(false);
+  });
+
+  it('is kept between calls without keeping a process alive: a script that used it ends on its own', async () => {
+    writeFileSync(join(root, 'old'), '');
+    utimesSync(join(root, 'old'), 1_000, 1_000);
+    writeFileSync(join(root, 'new'), '');
+    const module = pathToFileURL(resolve(import.meta.dirname, 'perl-newest.ts')).href;
+    const script = `import { newestThroughPerl } from ${JSON.stringify(module)};
+const options = { perl: ${JSON.stringify(perl)}, command: ['/bin/sh', '-c', 'printf "old\\\\0new\\\\0"'], root: ${JSON.stringify(root)}, limit: 5 };
+const first = await newestThroughPerl(options);
+const second = await newestThroughPerl(options);
+console.log(first.stamped.paths.join(','), second.stamped.paths.join(','), first.stamped.times[0] > first.stamped.times[1]);`;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../../..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.signal, 'the process had to be killed').toBeNull();
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('new,old new,old true');
   });
 
   it('stops the lister when aborted', async () => {
