@@ -45,17 +45,24 @@ sub stamp {
   return () unless syscall($nr, -100, $_[0], $buf, 0) == 0;
   return unpack('q q', substr($buf, 88, 16));
 }
-sub before { $b->[0] <=> $a->[0] || $a->[1] <=> $b->[1] || $a->[2] cmp $b->[2] }
+# A time as 8 bytes that sort (as strings) newest first: IEEE 754, made order-preserving, inverted.
+sub time_key {
+  my $bits = pack('d>', $_[0]);
+  $bits = (ord($bits) & 0x80) ? ~$bits : $bits ^ "\x80\0\0\0\0\0\0\0";
+  return ~$bits;
+}
+# Kept records are strings whose byte order is the helper's order: time key, 0 for an ASCII-only name
+# (1 otherwise), the name, NUL, then "SEC NSEC" or "-". Perl sorts them in C, with no comparator.
 my (@kept, $floor, $hold, $limit);
 sub trim {
-  @kept = sort before @kept;
+  @kept = sort @kept;
   return if @kept <= $limit;
-  my $last = $kept[$limit - 1][0];
-  my @ties = grep { $_->[0] == $last && $_->[1] } @kept[$limit .. $#kept];
+  my $last = substr($kept[$limit - 1], 0, 8);
+  my @ties = grep { substr($_, 0, 8) eq $last && substr($_, 8, 1) eq "\1" } @kept[$limit .. $#kept];
   splice @kept, $limit;
   push @kept, @ties;
   $floor = $last;
-  $hold = 2 * @kept + 256 if 2 * @kept + 256 > $hold;
+  $hold = 2 * @kept + 4096 if 2 * @kept + 4096 > $hold;
 }
 sub field { local $/ = "\0"; my $value = <STDIN>; exit 0 unless defined $value; chomp $value; return $value; }
 sub answer { print $_[0]; print STDERR "\0"; }
@@ -79,8 +86,8 @@ while (1) {
   $lister = $pid;
   binmode $list;
   @kept = ();
-  $floor = $oldest;
-  $hold = 2 * $limit + 256;
+  $floor = "\xff" x 9;
+  $hold = 2 * $limit + 4096;
   my $odd = '';
   my $count = 0;
   local $/ = $sep eq 'newline' ? "\n" : "\0";
@@ -90,9 +97,9 @@ while (1) {
     $count++;
     if ($path =~ /[\x80-\xff]/ && $path !~ $utf8) { $odd .= "? $path\0"; next; }
     my ($sec, $nsec) = stamp(substr($path, 0, 1) eq '/' ? $path : $prefix . $path);
-    my $time = defined $sec ? $sec * 1000 + $nsec / 1e6 : $oldest;
-    next if $time < $floor;
-    push @kept, [$time, $path =~ /[\x80-\xff]/ ? 1 : 0, $path, $sec, $nsec];
+    my $key = time_key(defined $sec ? $sec * 1000 + $nsec / 1e6 : $oldest);
+    next if $key gt $floor;
+    push @kept, $key . ($path =~ /[\x80-\xff]/ ? "\1" : "\0") . $path . "\0" . (defined $sec ? "$sec $nsec" : '-');
     trim() if @kept > $hold;
   }
   close $list;
@@ -102,7 +109,8 @@ while (1) {
   trim();
   my $out = '';
   for my $entry (@kept) {
-    $out .= defined $entry->[3] ? "$entry->[3] $entry->[4] $entry->[2]\0" : "- $entry->[2]\0";
+    my $end = rindex($entry, "\0");
+    $out .= substr($entry, $end + 1) . ' ' . substr($entry, 9, $end - 9) . "\0";
   }
   answer("$out$odd#$count $status\0");
 }
