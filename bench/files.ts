@@ -15,7 +15,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
+  existsSync,
   mkdirSync,
+  readFileSync,
   statSync,
   mkdtempSync,
   openSync,
@@ -24,7 +26,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type AnyTool, createToolUseContext, type ToolUseContext } from '../src/core/index.ts';
@@ -34,6 +36,7 @@ import { pendingLineIndexBuild } from '../src/tools/read/index-worker.ts';
 import { fileVersion, lineIndexFor } from '../src/tools/read/line-index.ts';
 import { windowChunkBytes } from '../src/tools/read/line-window.ts';
 import { ReadTool } from '../src/tools/read/read.ts';
+import { newestThroughPerl, statHelperPerl } from '../src/tools/shared/perl-newest.ts';
 import { locateRipgrep } from '../src/tools/shared/ripgrep.ts';
 
 const args = process.argv.slice(2);
@@ -68,29 +71,87 @@ function drain(file: string, argv: string[], cwd: string): Promise<number> {
   });
 }
 
+/** Fields 14 to 17 of a /proc stat file (user, system, waited-for children's user and system), in ms. */
+function procCpuMs(path: string, withOwn: boolean): number {
+  try {
+    const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks =
+      Number(fields[13]) + Number(fields[14]) + (withOwn ? Number(fields[11]) + Number(fields[12]) : 0);
+    return Number.isFinite(ticks) ? ticks * 10 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time used so far, in ms: this process's own (every thread), and its child processes' (from /proc,
+ * in 10 ms ticks): those it has waited for, with their own waited-for children, and those still
+ * running (a kept helper process), with theirs. 0 for children where there is no /proc.
+ */
+function cpuNow(): { self: number; children: number } {
+  const { user, system } = process.cpuUsage();
+  let children = procCpuMs('/proc/self/stat', false);
+  try {
+    const running = readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8').trim().split(' ');
+    for (const pid of running) if (pid) children += procCpuMs(`/proc/${pid}/stat`, true);
+  } catch {}
+  return { self: (user + system) / 1000, children };
+}
+
+/** Wall time medians and mean CPU per call (own plus children's) of sides run in turn. */
+interface Timed {
+  wallMs: number[];
+  cpuMs: number[];
+  childCpuMs: number[];
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-/** Runs the sides in turn `runs` times after a warm-up, so cache and CPU state favour none; medians. */
-async function interleaved(runs: number, sides: Array<() => Promise<unknown>>): Promise<number[]> {
+/**
+ * Runs the sides in turn `runs` times after a warm-up, so cache and CPU state favour none: median wall
+ * time and mean CPU per call of each side.
+ */
+async function interleavedTimed(runs: number, sides: Array<() => Promise<unknown>>): Promise<Timed> {
   for (const side of sides) await side();
   const samples = sides.map((): number[] => []);
+  const cpu = sides.map(() => 0);
+  const childCpu = sides.map(() => 0);
   for (let run = 0; run < runs; run++) {
     for (const [index, side] of sides.entries()) {
+      const cpuBefore = cpuNow();
       const started = performance.now();
       await side();
       samples[index]?.push(performance.now() - started);
+      const cpuAfter = cpuNow();
+      const children = cpuAfter.children - cpuBefore.children;
+      cpu[index] = (cpu[index] ?? 0) + cpuAfter.self - cpuBefore.self + children;
+      childCpu[index] = (childCpu[index] ?? 0) + children;
     }
   }
-  return samples.map(median);
+  return {
+    wallMs: samples.map(median),
+    cpuMs: cpu.map((total) => total / runs),
+    childCpuMs: childCpu.map((total) => total / runs),
+  };
 }
 
 /** Alternates the two sides `runs` times after a warm-up, so cache and CPU state favour neither. */
 async function sideBySide(runs: number, ours: () => Promise<unknown>, theirs: () => Promise<unknown>) {
-  const [toolMs = 0, baselineMs = 0] = await interleaved(runs, [ours, theirs]);
-  return { toolMs: round(toolMs), baselineMs: round(baselineMs), ratio: round(toolMs / baselineMs, 3) };
+  const timed = await interleavedTimed(runs, [ours, theirs]);
+  const [toolMs = 0, baselineMs = 0] = timed.wallMs;
+  const [toolCpuMs = 0, baselineCpuMs = 0] = timed.cpuMs;
+  return {
+    toolMs: round(toolMs),
+    baselineMs: round(baselineMs),
+    ratio: round(toolMs / baselineMs, 3),
+    toolCpuMs: round(toolCpuMs),
+    baselineCpuMs: round(baselineCpuMs),
+    /** The baseline's child processes alone (ripgrep), without this process reading their output. */
+    baselineChildCpuMs: round(timed.childCpuMs[1] ?? 0),
+  };
 }
 
 /**
@@ -109,11 +170,13 @@ async function globAgainstOther(runs: number, root: string, other: string, basel
   const otherContext = core.createToolUseContext({ cwd: root });
   const context = createToolUseContext({ cwd: root });
   const input = { pattern: '**/*.ts' };
-  const [toolMs = 0, otherMs = 0, baselineMs = 0] = await interleaved(runs, [
+  const timed = await interleavedTimed(runs, [
     () => callTool(GlobTool, input, context),
     () => callTool(otherGlob, input, otherContext),
     baseline,
   ]);
+  const [toolMs = 0, otherMs = 0, baselineMs = 0] = timed.wallMs;
+  const [toolCpuMs = 0, otherCpuMs = 0, baselineCpuMs = 0] = timed.cpuMs;
   return {
     other,
     toolMs: round(toolMs),
@@ -121,6 +184,9 @@ async function globAgainstOther(runs: number, root: string, other: string, basel
     baselineMs: round(baselineMs),
     ratio: round(toolMs / baselineMs, 3),
     otherRatio: round(otherMs / baselineMs, 3),
+    toolCpuMs: round(toolCpuMs),
+    otherCpuMs: round(otherCpuMs),
+    baselineCpuMs: round(baselineCpuMs),
   };
 }
 
@@ -193,6 +259,18 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     },
     () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
   );
+  // The same Glob with its stats on the perl helper (the default where perl is found) and on the stat
+  // threads, interleaved with the baseline.
+  const threadsContext = createToolUseContext({
+    cwd: root,
+    env: { ...process.env, EFFERENT_STAT_PERL: '0' },
+  });
+  const statPaths = await interleavedTimed(runs, [
+    () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
+    () => callTool(GlobTool, { pattern: '**/*.ts' }, threadsContext),
+    () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
+  ]);
+  const floor = await physicalFloor(runs, root, matchList, globMatches, statsAlone.toolCpuMs);
   const globNoMatch = await sideBySide(
     runs,
     () => callTool(GlobTool, { pattern: '**/*.zzz' }, context),
@@ -219,9 +297,61 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     globMatches,
     globMatchesSortedRg,
     statsAlone: { ...statsAlone, matches: matchList.length },
+    statPaths: {
+      helperMs: round(statPaths.wallMs[0] ?? 0),
+      threadsMs: round(statPaths.wallMs[1] ?? 0),
+      baselineMs: round(statPaths.wallMs[2] ?? 0),
+      helperRatio: round((statPaths.wallMs[0] ?? 0) / (statPaths.wallMs[2] ?? 1), 3),
+      threadsRatio: round((statPaths.wallMs[1] ?? 0) / (statPaths.wallMs[2] ?? 1), 3),
+      helperCpuMs: round(statPaths.cpuMs[0] ?? 0),
+      threadsCpuMs: round(statPaths.cpuMs[1] ?? 0),
+      baselineCpuMs: round(statPaths.cpuMs[2] ?? 0),
+    },
+    floor,
     globNoMatch,
     globAgainst: globAgainstRow,
   };
+}
+
+/**
+ * The physical floor under Glob with many matches: ripgrep's own CPU (its process, from the baseline
+ * runs) plus the stat pass's CPU (the perl helper stat'ing the listed matches, no walk; Node's
+ * `statSync` loop for comparison). Spread over every core, against ripgrep's wall time, that is the
+ * best ratio an idle machine allows (never below 1); with only the share of the machine ripgrep got,
+ * it is 1 + stat CPU / ripgrep CPU. Not measured without perl.
+ */
+async function physicalFloor(
+  runs: number,
+  root: string,
+  matches: string[],
+  baseline: { baselineMs: number; baselineChildCpuMs: number },
+  nodeStatCpuMs: number,
+) {
+  const perl = statHelperPerl(process.env);
+  const cat = ['/usr/bin/cat', '/bin/cat'].find((path) => existsSync(path));
+  if (!perl || !cat) return undefined;
+  const list = join(mkdtempSync(join(tmpdir(), 'efferent-bench-list-')), 'matches');
+  try {
+    writeFileSync(list, matches.map((path) => `${path}\0`).join(''));
+    const statPass = await interleavedTimed(runs, [
+      () => newestThroughPerl({ perl, command: [cat, list], root, limit: 101 }),
+    ]);
+    const statCpuMs = statPass.cpuMs[0] ?? 0;
+    const ripgrepCpuMs = baseline.baselineChildCpuMs;
+    const cores = availableParallelism();
+    return {
+      ripgrepWallMs: baseline.baselineMs,
+      ripgrepCpuMs: round(ripgrepCpuMs),
+      statPassCpuMs: round(statCpuMs),
+      statPassWallMs: round(statPass.wallMs[0] ?? 0),
+      nodeStatCpuMs: round(nodeStatCpuMs),
+      cores,
+      idleRatio: round(Math.max(1, (ripgrepCpuMs + statCpuMs) / cores / baseline.baselineMs), 3),
+      sharedRatio: round((ripgrepCpuMs + statCpuMs) / ripgrepCpuMs, 3),
+    };
+  } finally {
+    rmSync(dirname(list), { recursive: true, force: true });
+  }
 }
 
 async function benchSearch(runs: number, treeFiles: number) {
@@ -394,8 +524,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ search, read, targets }, null, 2)}\n`);
     return;
   }
-  const line = (name: string, value: { toolMs: number; baselineMs: number; ratio: number }, target: number) =>
-    `  ${name.padEnd(32)} tool ${String(value.toolMs).padStart(7)} ms   baseline ${String(value.baselineMs).padStart(7)} ms   ratio ${value.ratio} (target <= ${target})`;
+  const line = (
+    name: string,
+    value: { toolMs: number; baselineMs: number; ratio: number; toolCpuMs: number; baselineCpuMs: number },
+    target: number,
+  ) =>
+    `  ${name.padEnd(32)} tool ${String(value.toolMs).padStart(7)} ms   baseline ${String(value.baselineMs).padStart(7)} ms   ratio ${value.ratio} (target <= ${target}); CPU ${value.toolCpuMs} / ${value.baselineCpuMs} ms`;
   const lines: string[] = [];
   for (const tree of search) {
     lines.push(
@@ -405,12 +539,18 @@ async function main(): Promise<void> {
       line('Glob vs rg --files --glob', tree.globMatches, targets.glob),
       line('  (reference) vs rg --sortr modified', tree.globMatchesSortedRg, targets.glob),
       `  (floor) a stat of each of the ${tree.statsAlone.matches} matches alone: ${tree.statsAlone.toolMs} ms, ratio ${tree.statsAlone.ratio} to rg --files --glob (${tree.statsAlone.baselineMs} ms)`,
+      `  Glob with its stats on the perl helper / on the stat threads, interleaved: ${tree.statPaths.helperMs} / ${tree.statPaths.threadsMs} ms (ratio ${tree.statPaths.helperRatio} / ${tree.statPaths.threadsRatio}), CPU per call ${tree.statPaths.helperCpuMs} / ${tree.statPaths.threadsCpuMs} ms; baseline ${tree.statPaths.baselineMs} ms, CPU ${tree.statPaths.baselineCpuMs} ms`,
+      ...(tree.floor
+        ? [
+            `  (physical floor) ripgrep ${tree.floor.ripgrepCpuMs} ms CPU in ${tree.floor.ripgrepWallMs} ms; the stat pass alone (perl helper over the matches) ${tree.floor.statPassCpuMs} ms CPU (Node statSync: ${tree.floor.nodeStatCpuMs} ms); over ${tree.floor.cores} idle cores ratio >= ${tree.floor.idleRatio}, with ripgrep's share of the machine >= ${tree.floor.sharedRatio}`,
+          ]
+        : []),
       line('Glob (no match) vs rg --files', tree.globNoMatch, targets.glob),
     );
     const against = tree.globAgainst;
     if (against) {
       lines.push(
-        `  Glob vs rg --files --glob, interleaved with ${against.other}: this ${against.toolMs} ms (ratio ${against.ratio}), other ${against.otherMs} ms (ratio ${against.otherRatio}), baseline ${against.baselineMs} ms`,
+        `  Glob vs rg --files --glob, interleaved with ${against.other}: this ${against.toolMs} ms (ratio ${against.ratio}, CPU ${against.toolCpuMs} ms), other ${against.otherMs} ms (ratio ${against.otherRatio}, CPU ${against.otherCpuMs} ms), baseline ${against.baselineMs} ms (CPU ${against.baselineCpuMs} ms)`,
       );
     }
   }

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -179,6 +179,47 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
       const outcome = await glob({ pattern });
       expect(outcome.ok && outcome.data.filenames, pattern).toEqual(expected);
       expect(outcome.ok && outcome.data.truncated).toBe(true);
+    }
+  });
+
+  it('gives one answer with the perl stat helper and with the stat threads, odd names and ties included', async () => {
+    // Names with newlines, UTF-8 whose UTF-16 order differs from its byte order, bytes that are not
+    // UTF-8, a link to a file and one to nothing; three times only, so most of them tie.
+    const odd = [
+      'a/line\nbreak.ts',
+      'a/é.ts',
+      'a/\u{1F600}.ts',
+      'a/\uFF61.ts',
+      ...Array.from({ length: 150 }, (_, index) => `b/f${index}.ts`),
+    ];
+    const base = Math.floor(Date.now() / 1000);
+    for (const [index, path] of odd.entries()) {
+      await put(path, 0);
+      const time = base - (index < 4 ? 50 : index % 2 === 0 ? 100 : 200);
+      await utimes(join(project.root, path), time, time);
+    }
+    const invalid = Buffer.concat([
+      Buffer.from(`${project.root}/a/bad`),
+      Buffer.from([0xff]),
+      Buffer.from('.ts'),
+    ]);
+    writeFileSync(invalid, '');
+    symlinkSync('b/f0.ts', join(project.root, 'link.ts'));
+    symlinkSync('nowhere.ts', join(project.root, 'dangling.ts'));
+    const env = project.context.run.env;
+    for (const pattern of ['**/*.ts', '*.ts']) {
+      const answers: string[][] = [];
+      for (const helper of ['1', '0']) {
+        project.context.run.env = { ...env, EFFERENT_STAT_PERL: helper };
+        const outcome = await glob({ pattern });
+        answers.push(outcome.ok ? outcome.data.filenames : []);
+      }
+      const [withPerl, withThreads] = answers;
+      expect(withPerl, pattern).toEqual(withThreads);
+      expect(withPerl?.length, pattern).toBe(100);
+      expect(withPerl?.slice(0, 4), pattern).toEqual(
+        ['a/line\nbreak.ts', 'a/é.ts', 'a/\uFF61.ts', 'a/\u{1F600}.ts'].sort((x, y) => (x < y ? -1 : 1)),
+      );
     }
   });
 

@@ -16,6 +16,7 @@ import {
 import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { NewestFirst } from '../shared/newest-first.ts';
+import { newestThroughPerl, statHelperPerl } from '../shared/perl-newest.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { globSearchRoot, literalPrefix } from './glob-root.ts';
@@ -126,13 +127,10 @@ async function listWithRipgrep(
   const options = { cwd: root, env: context.run.env, signal: context.run.abortController.signal };
   let found = 0;
   const exact = prefiltered && ripgrepGlobIsExact(pattern);
-  // When ripgrep's list is the whole answer, its output goes to the stat threads as it comes, undecoded:
-  // they split it into paths, stat them and send back only the newest.
   const exit =
     exact && !filter
-      ? await runRipgrepLines(rgPath, args, options, (lines) => {
-          order.enqueueLines(lines);
-          found += lines.length;
+      ? await listExact(rgPath, args, options, order, (count) => {
+          found += count;
         })
       : await listMatching(
           rgPath,
@@ -152,6 +150,50 @@ async function listWithRipgrep(
   ) {
     throw new EfferentError(ErrorCodes.toolFailed, `Glob failed: ${ripgrepErrorSummary(exit.stderr)}`);
   }
+}
+
+/**
+ * When ripgrep's list is the whole answer: ripgrep runs under the system's perl, which stats every
+ * path as it comes and sends back only those that can be among the newest (`newestThroughPerl`);
+ * without perl (or when it can't run here), ripgrep's output goes to the stat threads as it comes,
+ * undecoded, and they send back only each batch's newest. Paths are NUL-separated either way, so a
+ * name may hold a newline.
+ */
+async function listExact(
+  rgPath: string,
+  args: string[],
+  options: RunRipgrepOptions,
+  order: NewestFirst,
+  onFound: (count: number) => void,
+): Promise<RipgrepExit> {
+  const listArgs = [...args];
+  listArgs.splice(listArgs.indexOf('--files') + 1, 0, '--null');
+  const perl = statHelperPerl(options.env ?? {});
+  if (perl) {
+    const newest = await newestThroughPerl({
+      perl,
+      command: [rgPath, ...listArgs],
+      root: options.cwd,
+      limit: order.limit,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (newest) {
+      order.merge(newest.stamped);
+      onFound(newest.listed);
+      return { exitCode: newest.exitCode, stderr: newest.stderr, stoppedEarly: false };
+    }
+  }
+  return runRipgrepLines(
+    rgPath,
+    listArgs,
+    options,
+    (lines) => {
+      order.enqueueLines(lines, '\0');
+      onFound(lines.length);
+    },
+    '\0',
+  );
 }
 
 /** Lists with ripgrep, keeping the paths `matches` accepts and the deny rules don't hide. */

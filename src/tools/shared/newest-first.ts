@@ -3,7 +3,7 @@ import { isAbsolute, sep } from 'node:path';
 import { type StampedPaths, type StatBatch, sharedStatPool } from './stat-pool.ts';
 
 /** A file's modification time; a file that vanished or can't be read counts as oldest. */
-function mtimeOf(path: string): number {
+export function mtimeOf(path: string): number {
   try {
     return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.NEGATIVE_INFINITY;
   } catch {
@@ -43,7 +43,7 @@ export class NewestFirst {
   /** `root` is what relative paths are relative to; `limit` (optional) is how many are returned. */
   constructor(
     root: string,
-    private readonly limit = Number.POSITIVE_INFINITY,
+    readonly limit = Number.POSITIVE_INFINITY,
     /** Paths per batch sent to a stat thread by {@link enqueue}. */
     private readonly batchSize = statBatch,
   ) {
@@ -78,14 +78,23 @@ export class NewestFirst {
   }
 
   /**
-   * Like {@link enqueue} for many paths at once: `lines` holds whole `\n`-ended lines of paths as
-   * ripgrep prints them (relative to the root, a leading `./` dropped), and is handed to a stat thread
-   * as it is, which decodes and stats them and sends back only the newest of them, so the main thread
-   * never makes a string per path. Without stat threads, the lines are decoded and stat'ed here.
+   * Like {@link enqueue} for many paths at once: `lines` holds whole lines of paths as ripgrep prints
+   * them (relative to the root, a leading `./` dropped), each ended by `separator` (`\n`, or NUL as
+   * with ripgrep's `--null`, so names may hold newlines), and is handed to a stat thread as it is,
+   * which decodes and stats them and sends back only the newest of them, so the main thread never
+   * makes a string per path. Without stat threads, the lines are decoded and stat'ed here.
    */
-  readonly enqueueLines = (lines: Uint8Array): void => {
-    if (lines.length > 0) this.send({ lines });
+  readonly enqueueLines = (lines: Uint8Array, separator: '\n' | '\0' = '\n'): void => {
+    if (lines.length > 0) this.send(separator === '\0' ? { lines, separator } : { lines });
   };
+
+  /**
+   * Places paths whose times are already known (as `statSync`'s `mtimeMs`; -Infinity for a path that
+   * can't be stat'ed), such as a stat helper's answer.
+   */
+  merge(stamped: StampedPaths): void {
+    this.addStamped(stamped);
+  }
 
   private queued: string[] = [];
   private batches: Promise<void>[] = [];
@@ -127,7 +136,7 @@ export class NewestFirst {
       for (const path of batch.paths) this.add(path);
       return;
     }
-    for (const line of linesOf(batch.lines)) this.add(line);
+    for (const line of linesOf(batch.lines, batch.separator)) this.add(line);
   }
 
   /** Keeps `path`, modified at `time`, if it can still be returned. */
@@ -150,9 +159,11 @@ export class NewestFirst {
   }
 }
 
-/** The paths in whole `\n`-ended lines of ripgrep's output, a leading `./` dropped. */
-export function linesOf(bytes: Uint8Array): string[] {
-  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n');
+/** The paths in whole lines of ripgrep's output (each ended by `separator`), a leading `./` dropped. */
+export function linesOf(bytes: Uint8Array, separator: '\n' | '\0' = '\n'): string[] {
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('utf8')
+    .split(separator);
   lines.pop();
   return lines.map((line) => (line.startsWith('./') ? line.slice(2) : line));
 }

@@ -247,26 +247,28 @@ export function runRipgrep(
 
 /**
  * Like {@link runRipgrep}, but hands stdout over undecoded, in pieces of whole lines (each piece's
- * bytes end with `\n`; a last line without one is given one): for callers that pass the output on in
- * bulk rather than looking at each line.
+ * bytes end with `separator`, `\n` by default or NUL for ripgrep's `--null`; a last line without
+ * one is given one): for callers that pass the output on in bulk rather than looking at each line.
  */
 export function runRipgrepLines(
   rgPath: string,
   args: readonly string[],
   options: RunRipgrepOptions,
   onLines: (lines: Buffer) => void,
+  separator: '\n' | '\0' = '\n',
 ): Promise<RipgrepExit> {
+  const end = separator.charCodeAt(0);
   let carry: Buffer | undefined;
   return runRipgrepProcess(rgPath, args, options, {
     data(chunk) {
       const bytes = carry ? Buffer.concat([carry, chunk]) : chunk;
-      const cut = bytes.lastIndexOf(0x0a) + 1;
+      const cut = bytes.lastIndexOf(end) + 1;
       carry = cut < bytes.length ? Buffer.from(bytes.subarray(cut)) : undefined;
       if (cut > 0) onLines(bytes.subarray(0, cut));
       return true;
     },
     end() {
-      if (carry) onLines(Buffer.concat([carry, Buffer.from('\n')]));
+      if (carry) onLines(Buffer.concat([carry, Buffer.from(separator)]));
     },
   });
 }

@@ -26,7 +26,8 @@ function mtimeOf(path) {
 function listOf(message) {
   if (message.paths !== undefined) return message.paths.split('\\0');
   const bytes = message.lines;
-  const list = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\\n');
+  const separator = message.separator === '\\0' ? '\\0' : '\\n';
+  const list = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split(separator);
   list.pop();
   for (let index = 0; index < list.length; index++) {
     const line = list[index];
@@ -83,8 +84,11 @@ export interface StampedPaths {
   times: Float64Array;
 }
 
-/** A batch for the stat threads: paths, or the bytes of whole `\n`-ended lines of ripgrep's output. */
-export type StatBatch = { paths: readonly string[] } | { lines: Uint8Array };
+/**
+ * A batch for the stat threads: paths, or the bytes of whole lines of ripgrep's output, each ended by
+ * `separator` (default `\n`; NUL with ripgrep's `--null`).
+ */
+export type StatBatch = { paths: readonly string[] } | { lines: Uint8Array; separator?: '\n' | '\0' };
 
 interface Waiting {
   resolve: (reply: { times: Float64Array; paths?: string[] }) => void;
@@ -152,7 +156,7 @@ class StatPool {
       const reply = await this.request(request);
       return { paths: reply.paths ?? batch.paths, times: reply.times };
     }
-    const reply = await this.request({ prefix, lines: batch.lines, limit });
+    const reply = await this.request({ prefix, lines: batch.lines, separator: batch.separator, limit });
     return { paths: reply.paths ?? [], times: reply.times };
   }
 
@@ -160,6 +164,7 @@ class StatPool {
     prefix: string;
     paths?: string;
     lines?: Uint8Array;
+    separator?: '\n' | '\0' | undefined;
     limit?: number | undefined;
   }): Promise<{ times: Float64Array; paths?: string[] }> {
     const slot = this.turn++ % this.workers.length;
