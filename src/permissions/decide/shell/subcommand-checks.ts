@@ -14,6 +14,7 @@ import { embeddedCommandSpellings } from './embedded-commands.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
+import { carriedProtectedName } from './carried-names.ts';
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
 export const nonReadingCommands = new Set([
@@ -203,7 +204,16 @@ export function checkWrites(
     if (verdict?.behavior === 'deny') return verdict;
     if (verdict?.behavior === 'ask') pending = pending ? strongerAsk(pending, verdict) : verdict;
   }
-  return pending;
+  const carried = carriedProtectedName(subcommand, context.workspace);
+  if (carried === undefined) return pending;
+  const verdict =
+    'unchecked' in carried
+      ? ask('safety', `it copies names that could not all be checked: ${carried.unchecked}`)
+      : ask(
+          'safety',
+          `it carries ${carried.path} into its destination, which is protected (${carried.reason})`,
+        );
+  return pending ? strongerAsk(pending, verdict) : verdict;
 }
 
 /** True when the command writes a file through an output redirect (not to /dev/null and the like). */
