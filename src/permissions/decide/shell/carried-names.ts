@@ -69,7 +69,7 @@ function entriesOf(directory: string): Dirent[] {
 }
 
 /** Paths on disk a glob word matches (dot files and any case included, as the command may set them). */
-function globMatches(word: string, cwd: string): string[] {
+export function globMatches(word: string, cwd: string): string[] {
   const absolute = posix.isAbsolute(word) ? word : `${cwd}/${word}`;
   const segments = absolute.split('/').filter((segment) => segment !== '');
   let current = ['/'];

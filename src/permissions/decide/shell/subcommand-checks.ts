@@ -14,7 +14,7 @@ import { embeddedCommandSpellings } from './embedded-commands.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
-import { carriedProtectedName } from './carried-names.ts';
+import { carriedNameLimits, carriedProtectedName, globMatches } from './carried-names.ts';
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
 export const nonReadingCommands = new Set([
@@ -156,9 +156,19 @@ function writeTargetVerdict(
   target: string,
   subcommand: AnalyzedSubcommandLike,
   context: IndexedCheckContext,
+  expanded = false,
 ): Verdict | undefined {
   if (harmlessWriteTargets.has(target)) return undefined;
-  if (isDynamicWord(target) || /[*?[]/.test(target) || (target.startsWith('~') && !target.startsWith('~/')))
+  if (!expanded && /[*?[]/.test(target) && !isDynamicWord(target)) {
+    const matches = patternWriteTargets(target, subcommand, context.workspace);
+    if (matches !== undefined)
+      return strongestWrite(matches, (match) => writeTargetVerdict(match, subcommand, context, true));
+  }
+  if (
+    isDynamicWord(target) ||
+    (!expanded && /[*?[]/.test(target)) ||
+    (target.startsWith('~') && !target.startsWith('~/'))
+  )
     return ask('safety', `it writes to ${target}, which is only known when the command runs`);
   const path = resolveFrom(target, subcommand, context.workspace);
   if (isUnresolvable(path)) return ask('safety', `it writes to ${target}, and ${path.unresolvable}`);
@@ -191,6 +201,36 @@ function writeTargetVerdict(
   if (context.mode === 'acceptEdits' || context.mode === 'auto' || context.mode === 'bypassPermissions')
     return undefined;
   return ask('default', `it writes ${path.lexical}`);
+}
+
+/**
+ * What a pattern write target expands to on disk (itself when it matches nothing: bash then passes
+ * the word as written), or undefined without a disk or past the bound, where it is asked about.
+ */
+function patternWriteTargets(
+  target: string,
+  subcommand: AnalyzedSubcommandLike,
+  workspace: Workspace,
+): string[] | undefined {
+  if (workspace.scanLinks === undefined || subcommand.cwd === null) return undefined;
+  const cwd = subcommand.cwd ?? workspace.cwd;
+  const matches = globMatches(target.startsWith('~/') ? `${workspace.home}/${target.slice(2)}` : target, cwd);
+  if (matches.length > carriedNameLimits.entries) return undefined;
+  return matches.length > 0 ? matches : [target];
+}
+
+/** The first deny among verdicts, else the strongest ask, else undefined. */
+function strongestWrite(
+  targets: readonly string[],
+  judge: (target: string) => Verdict | undefined,
+): Verdict | undefined {
+  let pending: AskVerdict | undefined;
+  for (const target of targets) {
+    const verdict = judge(target);
+    if (verdict?.behavior === 'deny') return verdict;
+    if (verdict?.behavior === 'ask') pending = pending ? strongerAsk(pending, verdict) : verdict;
+  }
+  return pending;
 }
 
 /** The first deny among the subcommand's write targets, else the strongest ask, else undefined. */
