@@ -1,6 +1,7 @@
 /** The checks the subcommand decision table (subcommand-steps.ts) is built from, each about one concern. */
 import type { PermissionSuggestion } from '../../../core/index.ts';
 import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
+import { repositoryControlReason } from '../../git-config/repository-paths.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../../paths/protected-paths.ts';
 import { isInsideDirectory } from '../../paths/canonical-path.ts';
 import { subcommandLabel } from './command-text.ts';
@@ -192,7 +193,10 @@ function writeTargetVerdict(
       rule: askRule,
       steps: [ruleStep(askRule, 'ask', `Writing ${path.lexical} must be asked about.`)],
     });
-  const protectedReason = protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
+  const protectedReason =
+    protectedPathReason(path.lexical) ??
+    protectedPathReason(path.physical) ??
+    repositoryControlReason(path.physical, context.workspace.projectRoot, context.workspace.home);
   if (protectedReason)
     return ask('safety', `it writes ${path.lexical}, which is protected (${protectedReason})`);
   if (!isInWorkspace(path, context.workspace))
