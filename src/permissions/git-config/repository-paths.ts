@@ -37,7 +37,10 @@ function gitFileTarget(dotGit: string): string | undefined {
 
 /** The common directory a worktree's git directory names in `commondir`, else the directory itself. */
 function commonDirectory(gitDir: string): string {
-  const read = readOwnFileSync(join(gitDir, 'commondir'), { maxBytes: 4096 });
+  const commondir = join(gitDir, 'commondir');
+  // One lstat answers for the usual repository, which has no commondir.
+  if (lstatSync(commondir, { throwIfNoEntry: false }) === undefined) return gitDir;
+  const read = readOwnFileSync(commondir, { maxBytes: 4096 });
   if (read.kind !== 'read') return gitDir;
   const named = read.text.split('\n')[0]?.trim() ?? '';
   return named === '' ? gitDir : resolve(gitDir, named);
@@ -54,16 +57,42 @@ function hooksPathOf(common: string): string | undefined {
   return value;
 }
 
-/** The control directories of the repository whose working tree is `root`; empty without one. */
-export function repositoryControl(root: string, home: string): RepositoryControl {
-  const directories: RepositoryControl['directories'] = [];
+/** Where a root's repository lives, remembered while its `.git` entry is unchanged (same inode and times). */
+interface Located {
+  key: string;
+  gitDirs: RepositoryControl['directories'];
+  common: string;
+}
+const located = new Map<string, Located>();
+
+function locate(root: string): Located {
   const dotGit = join(root, '.git');
+  let key = 'missing';
+  try {
+    const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (stats) key = `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.isFile()}`;
+  } catch {
+    key = 'error';
+  }
+  const known = located.get(root);
+  if (known?.key === key) return known;
+  const gitDirs: RepositoryControl['directories'] = [];
   const pointed = gitFileTarget(dotGit);
   const gitDir = pointed ?? dotGit;
-  if (pointed) directories.push({ path: physical(pointed), what: `the git directory ${dotGit} points to` });
+  if (pointed) gitDirs.push({ path: physical(pointed), what: `the git directory ${dotGit} points to` });
   const common = commonDirectory(gitDir);
   if (common !== gitDir)
-    directories.push({ path: physical(common), what: 'the repository’s common git directory' });
+    gitDirs.push({ path: physical(common), what: 'the repository’s common git directory' });
+  const entry = { key, gitDirs, common };
+  if (located.size > 64) located.clear();
+  located.set(root, entry);
+  return entry;
+}
+
+/** The control directories of the repository whose working tree is `root`; empty without one. */
+export function repositoryControl(root: string, home: string): RepositoryControl {
+  const { gitDirs, common } = locate(root);
+  const directories = [...gitDirs];
   const hooksPath = hooksPathOf(common);
   if (hooksPath !== undefined && hooksPath !== '') {
     const expanded = hooksPath.startsWith('~/') ? join(home, hooksPath.slice(2)) : hooksPath;
