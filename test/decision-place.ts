@@ -27,6 +27,13 @@ export interface DecisionPlace {
   readonly project: string;
   readonly home: string;
   decide(command: string, rules: PlaceRules, mode: PermissionMode): ReturnType<typeof checkPermissionCase>;
+  /** The decision for any tool's call (Read, Write, Grep…) made in the project. */
+  decideTool(
+    tool: string,
+    input: Record<string, unknown>,
+    rules: PlaceRules,
+    mode: PermissionMode,
+  ): ReturnType<typeof checkPermissionCase>;
   /** What real bash prints (stdout, then stderr) running `command` in the project with this home. */
   bash(command: string): string;
 }
@@ -42,11 +49,14 @@ export function decisionPlace(prefix: string, prepare?: (place: DecisionPlace) =
     project: '',
     home: '',
     decide(command: string, rules: PlaceRules, mode: PermissionMode) {
+      return place.decideTool('Bash', { command }, rules, mode);
+    },
+    decideTool(tool: string, input: Record<string, unknown>, rules: PlaceRules, mode: PermissionMode) {
       if (options === undefined) throw new Error('decide() runs in a test, once the place is made');
       return checkPermissionCase(
         {
-          tool: 'Bash',
-          input: { command },
+          tool,
+          input,
           cwd: place.project,
           home: place.home,
           mode,

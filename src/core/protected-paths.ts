@@ -207,6 +207,177 @@ export const sandboxReadOnlyHomeEntries: readonly string[] = [
   ]),
 ];
 
+/**
+ * One family of protected entries and why writing any of them lets a later, everyday action run
+ * code or steer an agent. Entries match path segments case-insensitively after {@link foldName}:
+ * `files` and `directories` anywhere in a path (a directory name also covers a file of that name),
+ * `nested` as consecutive segments, `patterns` against the last segment.
+ */
+export interface ProtectedFamily {
+  readonly family: string;
+  /** Completes "NAME …": why a write here is not an ordinary source edit. */
+  readonly reason: string;
+  readonly files?: readonly string[];
+  readonly directories?: readonly string[];
+  readonly nested?: readonly string[];
+  readonly patterns?: readonly RegExp[];
+}
+
+/**
+ * Families the engine protects beyond the lists the sandbox shares (the sandbox keeps those
+ * read-only at every writable root; these are judged by the engine on every write it sees).
+ */
+export const protectedFamilies: readonly ProtectedFamily[] = [
+  {
+    family: 'agent-instructions',
+    reason: 'is read as instructions by efferent or another agent at the start of every session',
+    files: [
+      'claude.md',
+      'claude.local.md',
+      'agents.md',
+      'agent.md',
+      'efferent.md',
+      'gemini.md',
+      '.cursorrules',
+      '.windsurfrules',
+      '.goosehints',
+    ],
+    directories: ['.clinerules', '.windsurf', '.junie'],
+    nested: ['.github/copilot-instructions.md', '.github/instructions', '.github/prompts'],
+  },
+  {
+    family: 'agent-configuration',
+    reason: 'names MCP servers, commands or hooks another agent starts when it opens the project',
+    files: ['opencode.json', 'opencode.jsonc', '.continuerc.json', 'crush.json', '.crush.json'],
+    directories: ['.opencode', '.crush', '.codeium', '.goose', '.augment', '.trae'],
+  },
+  {
+    family: 'version-control',
+    reason: 'is version-control configuration whose hooks, aliases and helpers run on everyday commands',
+    files: ['.hgrc', 'hgrc'],
+    directories: ['.hg', '.jj', '.subversion', '.bazaar'],
+    nested: ['.config/jj', '.config/hg'],
+  },
+  {
+    family: 'environment-loaders',
+    reason:
+      'is loaded by a shell hook (mise, direnv-like tools) that runs the commands it names on entering the directory',
+    files: ['.rtx.toml', 'devbox.json', '.flox'],
+    directories: ['.mise'],
+    nested: ['.config/mise', '.config/mise.toml'],
+    patterns: [/^\.?mise(\.[^/]*)?\.toml$/, /^\.?rtx(\.[^/]*)?\.toml$/],
+  },
+  {
+    family: 'version-pins',
+    reason:
+      'selects the program every later command runs (pyenv and rbenv ran programs from paths it named, CVE-2022-35861; rust-toolchain names a toolchain path)',
+    files: [
+      '.python-version',
+      '.ruby-version',
+      '.node-version',
+      '.nvmrc',
+      '.tool-versions',
+      'rust-toolchain',
+      'rust-toolchain.toml',
+      '.go-version',
+      '.java-version',
+      '.sdkmanrc',
+      '.terraform-version',
+      '.bun-version',
+    ],
+  },
+  {
+    family: 'interpreter-startup',
+    reason: 'is run as code by an interpreter, debugger or client that starts in this directory',
+    files: [
+      '.ghci',
+      '.pdbrc',
+      '.pdbrc.py',
+      '.erlang',
+      '.iex.exs',
+      '.ocamlinit',
+      '.sqliterc',
+      '.perldb',
+      '.guile',
+      '.sbclrc',
+      '.octaverc',
+      '.tclshrc',
+      '.wishrc',
+      '.pythonrc',
+      '.pythonrc.py',
+      '.pythonstartup',
+      '.my.cnf',
+      '.lesskey',
+      '.ackrc',
+      '.jvmopts',
+      '.sbtopts',
+    ],
+    directories: ['.ipython', '.jupyter'],
+    nested: ['.julia/config', '.config/lesskey'],
+  },
+  {
+    family: 'editor-configuration',
+    reason: 'is project configuration an editor or language server runs code from when it opens the project',
+    files: [
+      '.nvim.lua',
+      '.nvimrc',
+      '.lvimrc',
+      '.emacs',
+      '.dir-locals.el',
+      '.dir-locals-2.el',
+      '.spacemacs',
+      '.kakrc',
+    ],
+    directories: ['.vim', '.emacs.d', '.doom.d', '.helix', '.theia', '.fleet'],
+    patterns: [/\.code-workspace$/],
+  },
+  {
+    family: 'package-manager-hooks',
+    reason: 'is a package-manager hook file that runs as code on the next install',
+    files: ['.pnpmfile.cjs', '.pnpmfile.mjs', '.pnpmfile.js', 'pnpmfile.js', 'pnpmfile.cjs'],
+  },
+];
+
+/**
+ * The form of a path segment the file systems efferent runs on may treat as the same name: NFC
+ * (macOS normalises), without the code points HFS+ ignores (zero-width and direction marks,
+ * CVE-2014-9390) and without the trailing dots and spaces Windows drops, lowercased.
+ */
+export function foldName(segment: string): string {
+  return segment
+    .normalize('NFC')
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+    .replace(/[. ]+$/, (tail) => (tail.length === segment.length ? tail : ''))
+    .toLowerCase();
+}
+
+interface CompiledFamily {
+  readonly family: ProtectedFamily;
+  readonly names: ReadonlySet<string>;
+  readonly nested: ReadonlyArray<readonly string[]>;
+}
+
+const compiledFamilies: readonly CompiledFamily[] = protectedFamilies.map((family) => ({
+  family,
+  names: new Set([...(family.files ?? []), ...(family.directories ?? [])]),
+  nested: (family.nested ?? []).map((entry) => entry.split('/')),
+}));
+
+/** The family a path's segments fall into, with the segment that matched. */
+function familyReason(segments: readonly string[], folded: readonly string[]): string | undefined {
+  for (const { family, names, nested } of compiledFamilies) {
+    for (let index = 0; index < folded.length; index++) {
+      const segment = folded[index] ?? '';
+      if (names.has(segment)) return `${segments[index]} ${family.reason}`;
+      const parts = nested.find((entry) => entry.every((part, offset) => folded[index + offset] === part));
+      if (parts) return `${segments.slice(index, index + parts.length).join('/')} ${family.reason}`;
+    }
+    const last = folded.at(-1) ?? '';
+    if (family.patterns?.some((pattern) => pattern.test(last))) return `${segments.at(-1)} ${family.reason}`;
+  }
+  return undefined;
+}
+
 /** Subdirectories of protected directories that agents may write (worktrees they create). */
 const unprotectedSubdirectories = [
   ['.claude', 'worktrees'],
@@ -221,7 +392,7 @@ const nested = protectedNestedPaths.map((entry) => entry.toLowerCase().split('/'
 /** Why writing this path could make a later program run code, or undefined when it could not. */
 export function protectedEntryReason(path: string): string | undefined {
   const segments = path.split('/').filter((segment) => segment !== '');
-  const lowered = segments.map((segment) => segment.toLowerCase());
+  const lowered = segments.map(foldName);
   for (let index = 0; index < lowered.length; index++) {
     for (const parts of nested) {
       if (parts.every((part, offset) => lowered[index + offset] === part))
@@ -234,10 +405,10 @@ export function protectedEntryReason(path: string): string | undefined {
     return `it is inside ${segments[index]}/`;
   }
   const name = segments.at(-1) ?? '';
-  const lowerName = name.toLowerCase();
+  const lowerName = lowered.at(-1) ?? '';
   if (fileNames.has(lowerName) || protectedFilePatterns.some((pattern) => pattern.test(lowerName)))
     return `${name} can run code or change configuration`;
   const matched = protectedPathPatterns.find(({ pattern }) => pattern.test(path));
   if (matched) return matched.reason;
-  return undefined;
+  return familyReason(segments, lowered);
 }

@@ -42,7 +42,8 @@ export function writeTargetsOf(argv: readonly string[], kinds: readonly ArgKind[
   let optionsDone = false;
   for (let index = 0; index < args.length; index++) {
     const word = args[index] ?? '';
-    if ((kinds[index + 1] ?? 'literal') !== 'literal') continue;
+    // A pattern stays a target (the engine expands it on disk); a run-time word is judged elsewhere.
+    if ((kinds[index + 1] ?? 'literal') === 'dynamic') continue;
     if (!optionsDone && word === '--') {
       optionsDone = true;
       continue;

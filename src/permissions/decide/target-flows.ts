@@ -1,5 +1,6 @@
 import type { PermissionBehavior, PermissionMode, PermissionTarget } from '../../core/index.ts';
 import { isUnresolvable } from '../paths/canonical-path.ts';
+import { repositoryControlReason } from '../git-config/repository-paths.ts';
 import { protectedPathReason } from '../paths/protected-paths.ts';
 import { hostOfUrl } from '../rules/domain-pattern.ts';
 import type { RuleIndex } from '../rules/rule-index.ts';
@@ -56,7 +57,10 @@ export function evaluatePathTarget(
     return ask('safety', `${where} is a process or device path`);
   }
   if (write) {
-    const reason = protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
+    const reason =
+      protectedPathReason(path.lexical) ??
+      protectedPathReason(path.physical) ??
+      repositoryControlReason(path.physical, workspace.projectRoot, workspace.home);
     if (reason) return ask('safety', `${where} is protected (${reason})`);
   }
   const allowFamilies = write ? ['Edit'] : ['Read', 'Edit'];

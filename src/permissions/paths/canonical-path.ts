@@ -210,6 +210,28 @@ export const ambiguousPathReason =
   'the path uses `..` after a symbolic link, so it names different files for the kernel and for code that folds `..` first; spell it without `..` after a link';
 
 /**
+ * Why a file with more than one name (a hard link) cannot be judged by the name given: its other
+ * names may lie outside the working directories or under a deny rule (`ln ~/.ssh/id_rsa notes.txt`),
+ * and reading or appending to any name reaches the same bytes. Only the kernel knows every name.
+ */
+export const sharedFileReason =
+  'the file has other names (hard links) that may lie outside the working directories or under a deny rule; use the name the user knows';
+
+/** Places package managers and git fill with hard links from their own stores on purpose. */
+const linkedStorePattern = /\/(?:node_modules|\.pnpm-store)\/|\/\.git\/objects\//;
+
+/** Whether the physical path is a regular file with other names, outside the places that link on purpose. */
+function hasOtherNames(physical: string): boolean {
+  if (linkedStorePattern.test(physical)) return false;
+  try {
+    const stats = lstatSync(physical, { throwIfNoEntry: false });
+    return stats?.isFile() === true && stats.nlink > 1;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Resolves a path a tool will touch. Relative paths start at `cwd`; `~/` at `home`. Anything the
  * engine cannot spell the way the OS will (NUL bytes, backslashes, `~user`, drive letters, control characters)
  * comes back as unresolvable.
@@ -235,6 +257,8 @@ export function canonicalizePath(
   // Without `..` the text and the kernel walk the same components; with it, both answers must agree.
   if (absolute.split('/').includes('..') && physicalPath(lexical, realpath) !== physical)
     return { unresolvable: ambiguousPathReason, ambiguous: true };
+  if (realpath === fsRealpath && knownLeafKind(physical) !== 'missing' && hasOtherNames(physical))
+    return { unresolvable: sharedFileReason, ambiguous: true };
   return { lexical, physical };
 }
 

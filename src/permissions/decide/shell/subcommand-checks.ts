@@ -1,6 +1,7 @@
 /** The checks the subcommand decision table (subcommand-steps.ts) is built from, each about one concern. */
 import type { PermissionSuggestion } from '../../../core/index.ts';
 import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
+import { repositoryControlReason } from '../../git-config/repository-paths.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../../paths/protected-paths.ts';
 import { isInsideDirectory } from '../../paths/canonical-path.ts';
 import { subcommandLabel } from './command-text.ts';
@@ -14,6 +15,7 @@ import { embeddedCommandSpellings } from './embedded-commands.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
+import { carriedNameLimits, carriedProtectedName, globMatches } from './carried-names.ts';
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
 export const nonReadingCommands = new Set([
@@ -155,9 +157,19 @@ function writeTargetVerdict(
   target: string,
   subcommand: AnalyzedSubcommandLike,
   context: IndexedCheckContext,
+  expanded = false,
 ): Verdict | undefined {
   if (harmlessWriteTargets.has(target)) return undefined;
-  if (isDynamicWord(target) || /[*?[]/.test(target) || (target.startsWith('~') && !target.startsWith('~/')))
+  if (!expanded && /[*?[]/.test(target) && !isDynamicWord(target)) {
+    const matches = patternWriteTargets(target, subcommand, context.workspace);
+    if (matches !== undefined)
+      return strongestWrite(matches, (match) => writeTargetVerdict(match, subcommand, context, true));
+  }
+  if (
+    isDynamicWord(target) ||
+    (!expanded && /[*?[]/.test(target)) ||
+    (target.startsWith('~') && !target.startsWith('~/'))
+  )
     return ask('safety', `it writes to ${target}, which is only known when the command runs`);
   const path = resolveFrom(target, subcommand, context.workspace);
   if (isUnresolvable(path)) return ask('safety', `it writes to ${target}, and ${path.unresolvable}`);
@@ -181,7 +193,10 @@ function writeTargetVerdict(
       rule: askRule,
       steps: [ruleStep(askRule, 'ask', `Writing ${path.lexical} must be asked about.`)],
     });
-  const protectedReason = protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
+  const protectedReason =
+    protectedPathReason(path.lexical) ??
+    protectedPathReason(path.physical) ??
+    repositoryControlReason(path.physical, context.workspace.projectRoot, context.workspace.home);
   if (protectedReason)
     return ask('safety', `it writes ${path.lexical}, which is protected (${protectedReason})`);
   if (!isInWorkspace(path, context.workspace))
@@ -190,6 +205,36 @@ function writeTargetVerdict(
   if (context.mode === 'acceptEdits' || context.mode === 'auto' || context.mode === 'bypassPermissions')
     return undefined;
   return ask('default', `it writes ${path.lexical}`);
+}
+
+/**
+ * What a pattern write target expands to on disk (itself when it matches nothing: bash then passes
+ * the word as written), or undefined without a disk or past the bound, where it is asked about.
+ */
+function patternWriteTargets(
+  target: string,
+  subcommand: AnalyzedSubcommandLike,
+  workspace: Workspace,
+): string[] | undefined {
+  if (workspace.scanLinks === undefined || subcommand.cwd === null) return undefined;
+  const cwd = subcommand.cwd ?? workspace.cwd;
+  const matches = globMatches(target.startsWith('~/') ? `${workspace.home}/${target.slice(2)}` : target, cwd);
+  if (matches.length > carriedNameLimits.entries) return undefined;
+  return matches.length > 0 ? matches : [target];
+}
+
+/** The first deny among verdicts, else the strongest ask, else undefined. */
+function strongestWrite(
+  targets: readonly string[],
+  judge: (target: string) => Verdict | undefined,
+): Verdict | undefined {
+  let pending: AskVerdict | undefined;
+  for (const target of targets) {
+    const verdict = judge(target);
+    if (verdict?.behavior === 'deny') return verdict;
+    if (verdict?.behavior === 'ask') pending = pending ? strongerAsk(pending, verdict) : verdict;
+  }
+  return pending;
 }
 
 /** The first deny among the subcommand's write targets, else the strongest ask, else undefined. */
@@ -203,7 +248,16 @@ export function checkWrites(
     if (verdict?.behavior === 'deny') return verdict;
     if (verdict?.behavior === 'ask') pending = pending ? strongerAsk(pending, verdict) : verdict;
   }
-  return pending;
+  const carried = carriedProtectedName(subcommand, context.workspace);
+  if (carried === undefined) return pending;
+  const verdict =
+    'unchecked' in carried
+      ? ask('safety', `it copies names that could not all be checked: ${carried.unchecked}`)
+      : ask(
+          'safety',
+          `it carries ${carried.path} into its destination, which is protected (${carried.reason})`,
+        );
+  return pending ? strongerAsk(pending, verdict) : verdict;
 }
 
 /** True when the command writes a file through an output redirect (not to /dev/null and the like). */

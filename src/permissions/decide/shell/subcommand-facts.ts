@@ -46,6 +46,8 @@ export interface ReadFacts {
   runtimePath?: string;
   /** A path whose `..` follows a symbolic link names two files; neither answer can be trusted. */
   ambiguousRead?: string;
+  /** Why that read has more than one answer (`..` after a link, or a file with other names). */
+  ambiguousReason?: string;
   /** A directory whose links could not all be looked at. */
   linksUnchecked?: string;
   /** A pattern whose matches could not all be looked at. */
@@ -163,7 +165,10 @@ function namedReads(
     const path = resolveFrom(candidate.path, subcommand, workspace);
     if (isUnresolvable(path)) {
       if (path.ambiguous || candidate.primary) facts.unknownRead ??= candidate.path;
-      if (path.ambiguous && candidate.primary) facts.ambiguousRead ??= candidate.path;
+      if (path.ambiguous && candidate.primary && facts.ambiguousRead === undefined) {
+        facts.ambiguousRead = candidate.path;
+        facts.ambiguousReason = path.unresolvable;
+      }
       if (!path.ambiguous && candidate.primary && subcommand.cwd === null)
         facts.runtimePath ??= candidate.path;
       continue;

@@ -2,7 +2,7 @@ import { protectedPathReason } from '../../paths/protected-paths.ts';
 import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
 import { isInWorkspace } from '../workspace.ts';
-import { isUnresolvable } from '../../paths/canonical-path.ts';
+import { isUnresolvable, sharedFileReason } from '../../paths/canonical-path.ts';
 import {
   expandHome,
   harmlessReadSources,
@@ -257,8 +257,12 @@ const hiddenRead: SubcommandStep = (facts) => {
 };
 
 const ambiguousRead: SubcommandStep = (facts) => {
-  const { ambiguousRead: path } = facts.reads();
+  const { ambiguousRead: path, ambiguousReason } = facts.reads();
   if (!facts.reading || path === undefined) return undefined;
+  if (ambiguousReason === sharedFileReason)
+    return ask('safety', `${facts.label} reads ${path}: ${sharedFileReason}`, {
+      classifierApprovable: false,
+    });
   return ask(
     'safety',
     `${facts.label} reads ${path}, where \`..\` follows a symbolic link, so the kernel and a logical \`cd\` would read different files; spell the path without \`..\` after a link`,

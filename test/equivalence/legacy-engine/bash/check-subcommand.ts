@@ -217,8 +217,12 @@ function checkWrites(
   const raise = (verdict: AskVerdict) => {
     pending = pending ? strongerAsk(pending, verdict) : verdict;
   };
+  // The analyser of that time left pattern words out of the write targets (docs/decisions/security-pattern-writes.md).
+  const patterns = subcommand.argv.filter((_, index) => subcommand.argKinds?.[index] === 'glob');
+  const isPattern = (target: string) =>
+    patterns.some((word) => target === word || target.endsWith(`/${word}`));
   for (const target of subcommand.writesTo) {
-    if (harmlessWriteTargets.has(target)) continue;
+    if (harmlessWriteTargets.has(target) || isPattern(target)) continue;
     if (
       isDynamicWord(target) ||
       /[*?[]/.test(target) ||
