@@ -76,6 +76,7 @@ export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetai
   // `IFS=, read a b` only splits what read reads; everywhere else IFS changes how words split.
   for (const variable of raw.envVars) checkAssignment(variable, raw, unwrapped, node);
   for (const variable of inner.envVars) checkAssignment(variable, raw, unwrapped, node);
+  checkSplitString(inner, node);
   for (const word of raw.argv) checkProcPath(word, node);
   for (const redirect of raw.redirects) checkProcPath(redirect.target, node);
   for (const variable of raw.envVars) checkProcPath(variable.value, node);
@@ -122,6 +123,26 @@ function checkAssignment(
   }
   if (/^PS[0-4]$|^PROMPT_COMMAND$/.test(variable.name) && raw.argv.length === 0) {
     tooComplex(`${variable.name} runs substitutions when the shell prints it`, node.type);
+  }
+}
+
+/**
+ * `env -S STRING` splits STRING into a command itself and expands `${NAME}` and backslash escapes in
+ * it (`env -S '${R} -rf x'`), so what runs is only known when it runs.
+ */
+function checkSplitString(command: SimpleCommand, node: SyntaxNode): void {
+  const [name = '', ...args] = command.argv;
+  if (name !== 'env' && !/^\/(?:usr\/)?(?:local\/)?s?bin\/env$/.test(name)) return;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (word === '--' || !word.startsWith('-')) return;
+    // The value of `-u NAME`, `-C DIR`, `-a NAME`, `-P PATH` is not the command yet.
+    if (/^-[A-Za-z0-9]*[uCaP]$|^--(?:un|ch|ar)[a-z0-9-]*$/.test(word)) index++;
+    const attached = /^-[A-RT-Za-z0-9]*S(.*)$/s.exec(word)?.[1] ?? /^--sp[a-z-]*=(.*)$/s.exec(word)?.[1];
+    const separate = /^-[A-Za-z0-9]*S$|^--sp[a-z-]*$/.test(word) ? args[index + 1] : undefined;
+    const value = attached || separate;
+    if (value !== undefined && /[$\\]/.test(value))
+      tooComplex('env -S expands variables and escapes in the command it runs', node.type);
   }
 }
 
