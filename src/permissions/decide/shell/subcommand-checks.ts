@@ -350,7 +350,7 @@ export function embeddedRuleMatch(
   const { deny, ask: askRules } = context.shellRules;
   if (deny.size === 0 && askRules.size === 0) return undefined;
   const spellings = embeddedCommandSpellings(subcommand);
-  if (spellings.length === 0) return undefined;
+  if (spellings.length === 0) return xargsSuppliedWords(subcommand);
   const found = deny.findEntry(spellings) ?? askRules.findEntry(spellings);
   if (found) {
     const { rule, pattern } = found;
@@ -371,7 +371,21 @@ export function embeddedRuleMatch(
       },
     );
   }
-  return undefined;
+  return xargsSuppliedWords(subcommand);
+}
+
+/**
+ * xargs appends words read from its input, so the command it runs is only partly written: `xargs git`
+ * may be `git push`, `xargs env` or `xargs timeout 5` any command at all. Under a deny or ask rule a
+ * command fed by xargs that is not read-only (a read-only one runs nothing whatever it is given) asks.
+ */
+function xargsSuppliedWords(subcommand: AnalyzedSubcommandLike): AskVerdict | undefined {
+  if (subcommand.origin !== 'xargs') return undefined;
+  return ask(
+    'safety',
+    `xargs adds words from its input to ${subcommandLabel(subcommand)}, so the command a deny or ask rule may cover is only known when it runs`,
+    { classifierApprovable: false },
+  );
 }
 
 /**
