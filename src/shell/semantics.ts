@@ -194,6 +194,25 @@ function programFromInput(
   return undefined;
 }
 
+/**
+ * `at TIME` and `batch` read shell commands from standard input and run them later through `sh`:
+ * a literal heredoc or here-string is analysed as code, input only known when the command runs is too
+ * complex. `-f FILE` names a script (judged like `sh FILE`); `-l`, `-d`, `-r`, `-c` list or remove jobs.
+ */
+function scheduledFromInput(
+  name: string,
+  args: readonly string[],
+  stdin: StdinBody | undefined,
+  fed: boolean,
+  node: SyntaxNode,
+): { text: string; origin: CommandOrigin } | undefined {
+  if (args.some((word) => /^-[A-Za-z]*[fldrcV]/.test(word) || word === '--help')) return undefined;
+  if (stdin?.literal) return { text: stdin.text, origin: 'shell-c' };
+  if (stdin || fed)
+    tooComplex(`${name} runs commands read from input only known when the command runs`, node.type);
+  return undefined;
+}
+
 /** Code a command runs from a string: `bash -c BODY`, `eval …`, `sh <<EOF`, `watch CMD`. */
 export function shellBody(
   inner: SimpleCommand,
@@ -204,6 +223,8 @@ export function shellBody(
 ): { text: string; origin: CommandOrigin } | undefined {
   const name = inner.argv[0];
   if (name === undefined) return undefined;
+  if (name === 'at' || name === 'batch')
+    return scheduledFromInput(name, inner.argv.slice(1), stdin, fed, node);
   // Commands that run no code from a string or their input are done here (most of them).
   if (!mayRunCode.has(name) && name !== 'source' && name !== '.' && !stdinInterpreters.test(name))
     return undefined;
