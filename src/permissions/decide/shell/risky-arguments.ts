@@ -89,7 +89,7 @@ const gitSubcommandShort: Readonly<Record<string, readonly string[]>> = {
 const programValuedGitKey =
   /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy)|alias\.|diff\.|merge\.|filter\.|credential|gpg\.|sequence\.editor|pager\.|include|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\.|receive\.|web\.browser|browser\.|interactive\.difffilter|sendemail\.|http\.|url\.)/i;
 
-function sedCheck(args: readonly string[]): string | undefined {
+export function sedCheck(args: readonly string[]): string | undefined {
   const scripts: string[] = [];
   let sawScript = false;
   for (let index = 0; index < args.length; index++) {
@@ -119,7 +119,7 @@ function sedCheck(args: readonly string[]): string | undefined {
  * or write files (gawk `-o`, `-d`, `-p`), after any flags that take no value, and programs that run commands, pipe,
  * read other files or redirect output (`print > ARGV[1]` redirects to a computed name).
  */
-function awkCheck(args: readonly string[]): string | undefined {
+export function awkCheck(args: readonly string[]): string | undefined {
   for (const arg of args) {
     if (
       /^-[bcCghMnNOPrsStV]*[fiElLDW]/.test(arg) ||

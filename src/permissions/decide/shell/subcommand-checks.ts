@@ -11,6 +11,7 @@ import { matchesShellPattern } from '../../rules/shell-pattern.ts';
 import { canonicalCommandText } from './command-text.ts';
 import { harmlessWriteTargets, linkFollowingRead, namesOnlyCommands } from './command-paths.ts';
 import { embeddedCommandSpellings } from './embedded-commands.ts';
+import { programStartingCode } from './inline-code.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
@@ -350,7 +351,7 @@ export function embeddedRuleMatch(
   const { deny, ask: askRules } = context.shellRules;
   if (deny.size === 0 && askRules.size === 0) return undefined;
   const spellings = embeddedCommandSpellings(subcommand);
-  if (spellings.length === 0) return xargsSuppliedWords(subcommand);
+  if (spellings.length === 0) return xargsSuppliedWords(subcommand) ?? codeStartingPrograms(subcommand);
   const found = deny.findEntry(spellings) ?? askRules.findEntry(spellings);
   if (found) {
     const { rule, pattern } = found;
@@ -371,7 +372,20 @@ export function embeddedRuleMatch(
       },
     );
   }
-  return xargsSuppliedWords(subcommand);
+  return xargsSuppliedWords(subcommand) ?? codeStartingPrograms(subcommand);
+}
+
+/**
+ * Code in another language on the command line that can start programs by computed names
+ * (`python3 -c 'os.system("r" + "m x")'`, awk `system(c)`, sed `s/…/…/e`): a deny or ask rule on a
+ * command cannot be checked against it, so it asks while such a rule is in force.
+ */
+function codeStartingPrograms(subcommand: AnalyzedSubcommandLike): AskVerdict | undefined {
+  const reason = programStartingCode(subcommand.argv);
+  if (reason === undefined) return undefined;
+  return ask('safety', `${reason}, so a deny or ask rule on a command cannot be checked before it runs`, {
+    classifierApprovable: false,
+  });
 }
 
 /**
