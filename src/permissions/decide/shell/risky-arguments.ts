@@ -166,6 +166,28 @@ function tarCheck(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * make variables set on the command line that name the program recipes run (`SHELL`), the options
+ * or makefiles make reads (`MAKEFLAGS=--eval=…`, `MAKEFILES`), or a program of the implicit rules.
+ */
+const makeProgramVariable =
+  /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKEFILES|MAKE|AR|AS|CC|CXX|CPP|FC|M2C|PC|CO|GET|LEX|YACC|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|RM|LD)\s*[:+?!]?=/;
+
+function makeCheck(args: readonly string[]): string | undefined {
+  const variable = args.find((arg) => makeProgramVariable.test(arg));
+  return variable && `make ${variable.split('=')[0]}= names a program recipes run or options make reads`;
+}
+
+/** go's single-dash long options that run a program: `-toolexec`, `go test -exec`, `-ldflags=-extld=…`. */
+function goCheck(args: readonly string[]): string | undefined {
+  for (const [index, arg] of args.entries()) {
+    if (/^--?(?:toolexec|exec)(?:=|$)/.test(arg)) return `go ${arg.split('=')[0]} runs a program`;
+    const flags = /^--?ldflags(?:=|$)/.test(arg) ? (arg.includes('=') ? arg : (args[index + 1] ?? '')) : '';
+    if (/extld/.test(flags)) return 'go -ldflags -extld names the linker program';
+  }
+  return undefined;
+}
+
 /** Per program: options that execute or write. */
 const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   git: {
@@ -231,6 +253,11 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   },
   zip: { short: ['T'], long: ['--unzip-command', '--test'] },
   npm: { long: ['--script-shell', '--node-options', '--userconfig', '--globalconfig'] },
+  make: { long: ['--eval'], short: ['E'], check: makeCheck },
+  gmake: { long: ['--eval'], short: ['E'], check: makeCheck },
+  go: { check: goCheck },
+  // `--config KEY=VALUE` or a file may set build.rustc-wrapper, target.*.runner, linker…
+  cargo: { long: ['--config'] },
   awk: { check: awkCheck },
   gawk: { check: awkCheck },
   mawk: { check: awkCheck },
