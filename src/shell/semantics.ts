@@ -161,7 +161,13 @@ function isRuntimeDescriptor(word: string): boolean {
 
 /** Interpreters other than shells that read their program from standard input when given no script. */
 const stdinInterpreters =
-  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*)$/;
+  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|wish|expect|dc|m4|gnuplot|R|Rscript|julia)$/;
+
+/**
+ * Programs that read commands from standard input even when given files to work on, and can run a
+ * shell command from them: `ed`/`ex` `!cmd`, vim keystrokes `:!cmd`, sqlite3 `.shell`, gdb `shell`.
+ */
+const stdinCommandReaders = /^(?:ed|red|ex|vi|vim|nvim|view|sqlite3|gdb)$/;
 
 /**
  * Code a command reads from its input or a descriptor, which another command or a file supplies
@@ -185,6 +191,10 @@ function programFromInput(
       if (stdin?.literal) return { text: stdin.text, origin: 'eval' };
       if (stdin || fed) runtime();
     } else if (isRuntimeDescriptor(script)) runtime();
+    return undefined;
+  }
+  if (stdinCommandReaders.test(name)) {
+    if (stdin || fed) runtime();
     return undefined;
   }
   if (!stdinInterpreters.test(name)) return undefined;
@@ -226,7 +236,13 @@ export function shellBody(
   if (name === 'at' || name === 'batch')
     return scheduledFromInput(name, inner.argv.slice(1), stdin, fed, node);
   // Commands that run no code from a string or their input are done here (most of them).
-  if (!mayRunCode.has(name) && name !== 'source' && name !== '.' && !stdinInterpreters.test(name))
+  if (
+    !mayRunCode.has(name) &&
+    name !== 'source' &&
+    name !== '.' &&
+    !stdinInterpreters.test(name) &&
+    !stdinCommandReaders.test(name)
+  )
     return undefined;
   const args = inner.argv.slice(1);
   const kinds = inner.argKinds?.slice(1) ?? args.map(() => 'literal' as const);

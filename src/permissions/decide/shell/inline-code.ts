@@ -16,6 +16,10 @@ const inlineCodeOptions: ReadonlyArray<readonly [program: RegExp, option: RegExp
   [/^ruby$|^jruby$/, /^-[A-Za-z]*e/],
   [/^php[0-9.]*$/, /^-[A-Za-z]*[rBRFE]|^--(?:run|process-begin|process-code|process-end)(?:=|$)/],
   [/^lua[0-9.]*$|^luajit$/, /^-[A-Za-z]*e/],
+  [/^gnuplot$/, /^-[A-Za-z]*e|^--(?:eval)(?:=|$)/],
+  [/^R$|^Rscript$/, /^-[A-Za-z]*e$|^--(?:expr)(?:=|$)/],
+  [/^julia$/, /^-[A-Za-z]*[eE]|^--(?:eval|print)(?:=|$)/],
+  [/^expect$|^tclsh[0-9.]*$/, /^-[A-Za-z]*c/],
 ];
 
 /**
@@ -63,6 +67,10 @@ const startsPrograms = new RegExp(
     '\\bos\\.execute\\b',
     '\\bio\\.popen\\b',
     '\\bload(?:string|file)\\b',
+    '\\bspawn\\b',
+    '\\brun\\s*\\(',
+    '\\bsystem2\\b',
+    '\\bshell\\b',
     '\\bdofile\\b',
     '\\bsend\\b',
     '\\bopen\\s*\\(?[^;]*\\|',
@@ -91,6 +99,15 @@ function inlineCode(name: string, args: readonly string[]): string | undefined {
  * Only asked while a deny or ask rule is in force: with none, nothing such a program could match.
  */
 export function programStartingCode(argv: readonly string[]): string | undefined {
+  // The code may sit after a runner the analyser does not unwrap (`busybox awk`, `find -exec python3 -c`).
+  for (let index = 0; index < argv.length; index++) {
+    const reason = codeOfProgramAt(argv.slice(index));
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+function codeOfProgramAt(argv: readonly string[]): string | undefined {
   const [program = '', ...args] = argv;
   const name = program.slice(program.lastIndexOf('/') + 1);
   if (/^(?:g|m|n|busybox-)?awk$/.test(name)) {
