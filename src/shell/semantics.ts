@@ -76,6 +76,7 @@ export function checkCommandSemantics(raw: SimpleCommand, unwrapped: UnwrapDetai
   // `IFS=, read a b` only splits what read reads; everywhere else IFS changes how words split.
   for (const variable of raw.envVars) checkAssignment(variable, raw, unwrapped, node);
   for (const variable of inner.envVars) checkAssignment(variable, raw, unwrapped, node);
+  checkSplitString(inner, node);
   for (const word of raw.argv) checkProcPath(word, node);
   for (const redirect of raw.redirects) checkProcPath(redirect.target, node);
   for (const variable of raw.envVars) checkProcPath(variable.value, node);
@@ -125,6 +126,26 @@ function checkAssignment(
   }
 }
 
+/**
+ * `env -S STRING` splits STRING into a command itself and expands `${NAME}` and backslash escapes in
+ * it (`env -S '${R} -rf x'`), so what runs is only known when it runs.
+ */
+function checkSplitString(command: SimpleCommand, node: SyntaxNode): void {
+  const [name = '', ...args] = command.argv;
+  if (name !== 'env' && !/^\/(?:usr\/)?(?:local\/)?s?bin\/env$/.test(name)) return;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (word === '--' || !word.startsWith('-')) return;
+    // The value of `-u NAME`, `-C DIR`, `-a NAME`, `-P PATH` is not the command yet.
+    if (/^-[A-Za-z0-9]*[uCaP]$|^--(?:un|ch|ar)[a-z0-9-]*$/.test(word)) index++;
+    const attached = /^-[A-RT-Za-z0-9]*S(.*)$/s.exec(word)?.[1] ?? /^--sp[a-z-]*=(.*)$/s.exec(word)?.[1];
+    const separate = /^-[A-Za-z0-9]*S$|^--sp[a-z-]*$/.test(word) ? args[index + 1] : undefined;
+    const value = attached || separate;
+    if (value !== undefined && /[$\\]/.test(value))
+      tooComplex('env -S expands variables and escapes in the command it runs', node.type);
+  }
+}
+
 function checkProcPath(word: string, node: SyntaxNode): void {
   if (word.includes('/proc/') && procPaths.test(word))
     tooComplex("the command reaches into /proc for another process's environment or files", node.type);
@@ -140,7 +161,13 @@ function isRuntimeDescriptor(word: string): boolean {
 
 /** Interpreters other than shells that read their program from standard input when given no script. */
 const stdinInterpreters =
-  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*)$/;
+  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|wish|expect|dc|m4|gnuplot|R|Rscript|julia)$/;
+
+/**
+ * Programs that read commands from standard input even when given files to work on, and can run a
+ * shell command from them: `ed`/`ex` `!cmd`, vim keystrokes `:!cmd`, sqlite3 `.shell`, gdb `shell`.
+ */
+const stdinCommandReaders = /^(?:ed|red|ex|vi|vim|nvim|view|sqlite3|gdb)$/;
 
 /**
  * Code a command reads from its input or a descriptor, which another command or a file supplies
@@ -166,10 +193,33 @@ function programFromInput(
     } else if (isRuntimeDescriptor(script)) runtime();
     return undefined;
   }
+  if (stdinCommandReaders.test(name)) {
+    if (stdin || fed) runtime();
+    return undefined;
+  }
   if (!stdinInterpreters.test(name)) return undefined;
   if (args.some((word) => isRuntimeDescriptor(word) || stdinDescriptor.test(word))) runtime();
   const readsInput = args.includes('-') || args.every((word) => word.startsWith('-'));
   if (fed && readsInput) runtime();
+  return undefined;
+}
+
+/**
+ * `at TIME` and `batch` read shell commands from standard input and run them later through `sh`:
+ * a literal heredoc or here-string is analysed as code, input only known when the command runs is too
+ * complex. `-f FILE` names a script (judged like `sh FILE`); `-l`, `-d`, `-r`, `-c` list or remove jobs.
+ */
+function scheduledFromInput(
+  name: string,
+  args: readonly string[],
+  stdin: StdinBody | undefined,
+  fed: boolean,
+  node: SyntaxNode,
+): { text: string; origin: CommandOrigin } | undefined {
+  if (args.some((word) => /^-[A-Za-z]*[fldrcV]/.test(word) || word === '--help')) return undefined;
+  if (stdin?.literal) return { text: stdin.text, origin: 'shell-c' };
+  if (stdin || fed)
+    tooComplex(`${name} runs commands read from input only known when the command runs`, node.type);
   return undefined;
 }
 
@@ -183,8 +233,16 @@ export function shellBody(
 ): { text: string; origin: CommandOrigin } | undefined {
   const name = inner.argv[0];
   if (name === undefined) return undefined;
+  if (name === 'at' || name === 'batch')
+    return scheduledFromInput(name, inner.argv.slice(1), stdin, fed, node);
   // Commands that run no code from a string or their input are done here (most of them).
-  if (!mayRunCode.has(name) && name !== 'source' && name !== '.' && !stdinInterpreters.test(name))
+  if (
+    !mayRunCode.has(name) &&
+    name !== 'source' &&
+    name !== '.' &&
+    !stdinInterpreters.test(name) &&
+    !stdinCommandReaders.test(name)
+  )
     return undefined;
   const args = inner.argv.slice(1);
   const kinds = inner.argKinds?.slice(1) ?? args.map(() => 'literal' as const);

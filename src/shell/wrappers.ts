@@ -454,6 +454,11 @@ export function unwrapCommandDetailed(command: SimpleCommand): UnwrapDetails {
       break;
     }
     if (stripped.kind === 'leave') break;
+    // `xargs xargs`: the outer one's input becomes the inner one's command, which nothing wrote.
+    if (stripped.usedDefault && details.xargs !== undefined && details.xargs.replace === undefined) {
+      details.tooComplex = `xargs gives its input to ${name} as the command to run, so what runs is only known when it runs`;
+      break;
+    }
     details.wrappers.push(name);
     envVars = envVars.concat(stripped.env);
     if (name === 'xargs') {

@@ -76,9 +76,10 @@ export function writeTargetsOf(argv: readonly string[], kinds: readonly ArgKind[
     case 'gsed': {
       if (!args.some((word) => /^-[A-Za-z]*i/.test(word) || /^--in-place(=|$)/.test(word))) return [];
       const scripts = new Set(sedScriptReads(args).scriptIndexes);
-      return args.filter(
+      const edited = args.filter(
         (word, index) => !scripts.has(index) && operands.includes(word) && !optionValueAt(args, index),
       );
+      return [...edited, ...sedBackups(args, edited)];
     }
     case 'git':
       return gitWriteTargets(args);
@@ -121,6 +122,28 @@ function optionValues(args: readonly string[], letter: string, long: string): st
     if (value !== undefined) values.push(value);
   }
   return values;
+}
+
+/**
+ * The backup files `sed -i SUFFIX` writes: FILE+SUFFIX, or, when SUFFIX holds `*`, SUFFIX with each `*`
+ * replaced by the file's name, in the file's directory or wherever an absolute SUFFIX points
+ * (`sed -i'/home/u/*' … .bashrc` writes /home/u/.bashrc).
+ */
+function sedBackups(args: readonly string[], edited: readonly string[]): string[] {
+  let suffix = '';
+  for (const word of args) {
+    if (word === '--') break;
+    const long = /^--in-?p?l?a?c?e?=(.*)$/s.exec(word)?.[1];
+    const short = word.startsWith('--') ? undefined : /^-[nsuzErR]*i(.+)$/s.exec(word)?.[1];
+    if (long !== undefined || short !== undefined) suffix = long ?? short ?? '';
+  }
+  if (suffix === '') return [];
+  return edited.map((file) => {
+    if (!suffix.includes('*')) return `${file}${suffix}`;
+    const slash = file.lastIndexOf('/');
+    const named = suffix.replaceAll('*', file.slice(slash + 1));
+    return named.startsWith('/') || slash === -1 ? named : `${file.slice(0, slash + 1)}${named}`;
+  });
 }
 
 /** Whether the word at `index` is the value of a preceding `-e`/`-f`/`-l` sed option. */

@@ -159,7 +159,8 @@ function nameListRead(program: string, args: readonly string[]): string | undefi
 /** awk features that open files named by the program or loaded from elsewhere. */
 function awkRead(args: readonly string[]): string | undefined {
   for (const arg of args) {
-    if (/^-[A-Za-z]*[fiEl]/.test(arg) || /^--(?:file|include|exec|load|source)(?:=|$)/.test(arg))
+    // Only flags that take no value may stand before the letter: `-vdelim=,` is a variable, not `-l`.
+    if (/^-[bcCghMnNOPrsStV]*[fiElW]/.test(arg) || /^--(?:file|include|exec|load|source)(?:=|$)/.test(arg))
       return `files an awk program loaded by ${arg} opens`;
     if (arg.startsWith('-')) continue;
     // ARGV/ARGC decide which files the main loop opens; getline opens any name; @include loads files.

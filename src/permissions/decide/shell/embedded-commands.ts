@@ -46,31 +46,59 @@ const systemBinary = /^(?:\/proc\/[^/]+\/root)?(?:\/+\.?)*(?:usr\/+)?(?:local\/+
 
 const programWord = /^[A-Za-z0-9_.+/~\\=-]+$/;
 
+/**
+ * A word holds command text when it has blanks or operators (`su -c 'rm x'`), an `=` that may end an
+ * option or setting name (`--compress-program=rm`, `ProxyCommand=rm x`, `core.pager=rm`), or is a
+ * short option with a value attached (`env -S'rm x'`).
+ */
+const commandTextWord = /[\s!;&|=]|^-[A-Za-z0-9]{2}/;
+
+/** What a command in one word is split at: blanks, operators, quotes, and `=` after a name. */
+const commandTextSeparators = /[\s;&|()`'"=]+/;
+
+/**
+ * The words of a command held in one word, read two ways: split at quotes, and with the shell's
+ * quoting removed first (`r""m -rf x` runs `rm`, `\rm` runs `rm`).
+ */
+function commandTextTokenings(word: string): string[][] {
+  const text = word.includes('!') ? word.slice(word.indexOf('!') + 1) : word;
+  const unquoted = text.replace(/\\(.)/g, '$1').replace(/['"]/g, '');
+  const split = (value: string) => value.split(commandTextSeparators).filter((token) => token !== '');
+  return unquoted === text ? [split(text)] : [split(text), split(unquoted)];
+}
+
 /** Text spellings of the commands this subcommand's arguments may run. */
 export function embeddedCommandSpellings(subcommand: AnalyzedSubcommandLike): string[] {
   const argv = subcommand.argv;
   const spellings = new Set<string>();
-  const addSuffixes = (words: readonly string[], from: number) => {
+  const addSpelling = (program: string, rest: readonly string[]) => {
+    // A word with a slash is a file argument far more often than a program, unless it names a system
+    // binary directory (`/usr/bin/rm`, `/proc/self/root/bin/rm`).
+    if (program.includes('/') && !systemBinary.test(program)) return;
+    const name = program.slice(program.lastIndexOf('/') + 1);
+    if (name === '') return;
+    spellings.add([name, ...rest].join(' '));
+    spellings.add([name, ...rest.map(quoteWord)].join(' '));
+  };
+  const addSuffixes = (words: readonly string[], from: number, attached: boolean) => {
     for (let index = from; index < words.length; index++) {
       const word = words[index] ?? '';
-      if (word.startsWith('-') || word.includes('=') || !programWord.test(word)) continue;
-      const program = word.replace(/^[\\=]+/, '');
-      // A word with a slash is a file argument far more often than a program, unless it names a system
-      // binary directory (`/usr/bin/rm`, `/proc/self/root/bin/rm`).
-      if (program.includes('/') && !systemBinary.test(program)) continue;
-      const name = program.slice(program.lastIndexOf('/') + 1);
-      if (name === '') continue;
       const rest = words.slice(index + 1);
-      spellings.add([name, ...rest].join(' '));
-      spellings.add([name, ...rest.map(quoteWord)].join(' '));
+      // `-Srm -rf x`: a short option (or a cluster of them) with the command attached as its value.
+      if (attached && /^-[A-Za-z0-9]/.test(word)) {
+        for (let start = 2; start < word.length; start++) {
+          const value = word.slice(start);
+          if (programWord.test(value) && !value.startsWith('-')) addSpelling(value, rest);
+        }
+      }
+      if (word.startsWith('-') || word.includes('=') || !programWord.test(word)) continue;
+      addSpelling(word.replace(/^[\\=]+/, ''), rest);
     }
   };
-  addSuffixes(argv, subcommandClis.has(argv[0] ?? '') ? 2 : 1);
-  for (const word of argv.slice(1)) {
-    if (!/[\s!;&|]/.test(word)) continue;
-    const text = word.includes('!') ? word.slice(word.indexOf('!') + 1) : word;
-    const tokens = text.split(/[\s;&|()`'"]+/).filter((token) => token !== '');
-    addSuffixes(tokens, 0);
-  }
+  addSuffixes(argv, subcommandClis.has(argv[0] ?? '') ? 2 : 1, false);
+  // Settings in the environment name commands too (`PAGER='rm x' git -p log`, `GIT_EXTERNAL_DIFF=…`).
+  const texts = [...argv.slice(1).filter((word) => commandTextWord.test(word))];
+  for (const variable of subcommand.envVars) texts.push(variable.value);
+  for (const word of texts) for (const tokens of commandTextTokenings(word)) addSuffixes(tokens, 0, true);
   return [...spellings];
 }

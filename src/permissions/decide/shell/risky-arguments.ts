@@ -39,7 +39,7 @@ function gitCheck(args: readonly string[]): string | undefined {
     return 'the ext:: transport runs a program';
   const subcommand = args.find((arg) => !arg.startsWith('-'));
   if (subcommand && ['fetch', 'clone', 'pull', 'ls-remote', 'archive', 'submodule'].includes(subcommand)) {
-    if (args.some((arg) => arg === '-u' || /^-u./.test(arg)))
+    if (args.some((arg) => /^-[A-Za-z0-9]*u/.test(arg)))
       return '-u names the program git runs on the remote side';
   }
   if (subcommand === 'difftool' || subcommand === 'mergetool') return `git ${subcommand} runs external tools`;
@@ -68,7 +68,7 @@ function gitCheck(args: readonly string[]): string | undefined {
 
 /** git subcommands that run a command from their arguments; each returns the option or word that does. */
 const gitCommandRunners: Readonly<Record<string, (args: readonly string[]) => string | undefined>> = {
-  rebase: (args) => args.find((arg) => /^-[A-Za-z]*x/.test(arg) || /^--exec(=|$)/.test(arg)),
+  rebase: (args) => args.find((arg) => /^-[A-Za-z0-9]*x/.test(arg) || /^--exec(=|$)/.test(arg)),
   submodule: (args) => args.find((arg) => arg === 'foreach'),
   bisect: (args) => args.find((arg) => arg === 'run'),
   'filter-branch': () => 'filter',
@@ -89,7 +89,7 @@ const gitSubcommandShort: Readonly<Record<string, readonly string[]>> = {
 const programValuedGitKey =
   /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy)|alias\.|diff\.|merge\.|filter\.|credential|gpg\.|sequence\.editor|pager\.|include|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\.|receive\.|web\.browser|browser\.|interactive\.difffilter|sendemail\.|http\.|url\.)/i;
 
-function sedCheck(args: readonly string[]): string | undefined {
+export function sedCheck(args: readonly string[]): string | undefined {
   const scripts: string[] = [];
   let sawScript = false;
   for (let index = 0; index < args.length; index++) {
@@ -115,13 +115,20 @@ function sedCheck(args: readonly string[]): string | undefined {
 }
 
 /**
- * awk options that load code (`-f`, `-i inplace`, `-l`, `-E`) and programs that run commands, pipe,
+ * awk options that load code (`-f`, `-i inplace`, `-l`, `-E`, `-D` debugger commands, `-W` spellings)
+ * or write files (gawk `-o`, `-d`, `-p`), after any flags that take no value, and programs that run commands, pipe,
  * read other files or redirect output (`print > ARGV[1]` redirects to a computed name).
  */
-function awkCheck(args: readonly string[]): string | undefined {
+export function awkCheck(args: readonly string[]): string | undefined {
   for (const arg of args) {
-    if (/^-[A-Za-z]*[fiElL]/.test(arg) || /^--(file|include|load|exec|source)(=|$)/.test(arg))
+    if (
+      /^-[bcCghMnNOPrsStV]*[fiElLDW]/.test(arg) ||
+      /^--(file|include|load|exec|source|debug)(=|$)/.test(arg)
+    )
       return `awk ${arg} loads code from a file`;
+    // gawk's -o/-d/-p take an optional attached file; only flags without a value may stand before them.
+    if (/^-[bcCghMnNOPrsStV]*[odp]/.test(arg) || /^--(pretty-print|dump-variables|profile)(=|$)/.test(arg))
+      return `awk ${arg} writes a file`;
   }
   const risky = /\bsystem\b|\bgetline\b|\|&?|\bENVIRON\b|\bPROCINFO\b|@/;
   for (const arg of args) {
@@ -137,8 +144,8 @@ function curlCheck(args: readonly string[]): string | undefined {
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] ?? '';
     if (arg.includes('%output{')) return 'curl --write-out %output{} writes a file';
-    const attached = /^-[A-Za-z]*w(.+)$/.exec(arg)?.[1] ?? /^--wr[a-z-]*=(.*)$/.exec(arg)?.[1];
-    const separate = /^-[A-Za-z]*w$|^--wr[a-z-]*$/.test(arg) ? args[index + 1] : undefined;
+    const attached = /^-[A-Za-z0-9]*w(.+)$/.exec(arg)?.[1] ?? /^--wr[a-z-]*=(.*)$/.exec(arg)?.[1];
+    const separate = /^-[A-Za-z0-9]*w$|^--wr[a-z-]*$/.test(arg) ? args[index + 1] : undefined;
     if ((attached ?? separate ?? '').startsWith('@'))
       return 'curl --write-out @FILE reads a format that may write files';
   }
@@ -147,11 +154,36 @@ function curlCheck(args: readonly string[]): string | undefined {
 
 /** tar's archive `HOST:FILE` (`-f host:x`, `--file=host:x`, `cf host:x`) is reached through a remote shell. */
 function tarCheck(args: readonly string[]): string | undefined {
+  // `tar xPf a.tar`: a first word without a dash is a cluster of short options.
+  const bundled = /^[A-Za-z0-9]+$/.exec(args[0] ?? '')?.[0] ?? '';
+  if (/[IFP]/.test(bundled)) return `tar ${bundled} runs a program or writes outside the working directory`;
   if (args.some((arg) => /^--force-l/.test(arg))) return undefined;
   for (const arg of args) {
-    const candidate = arg.replace(/^--file=/, '').replace(/^-[A-Za-z]*f/, '');
+    const candidate = arg.replace(/^--file=/, '').replace(/^-[A-Za-z0-9]*f/, '');
     if (!candidate.startsWith('-') && /^[^/]*:/.test(candidate))
       return `tar reaches the archive ${candidate.slice(0, 40)} through a remote shell`;
+  }
+  return undefined;
+}
+
+/**
+ * make variables set on the command line that name the program recipes run (`SHELL`), the options
+ * or makefiles make reads (`MAKEFLAGS=--eval=…`, `MAKEFILES`), or a program of the implicit rules.
+ */
+const makeProgramVariable =
+  /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|MAKEFILES|MAKE|AR|AS|CC|CXX|CPP|FC|M2C|PC|CO|GET|LEX|YACC|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|RM|LD)\s*[:+?!]?=/;
+
+function makeCheck(args: readonly string[]): string | undefined {
+  const variable = args.find((arg) => makeProgramVariable.test(arg));
+  return variable && `make ${variable.split('=')[0]}= names a program recipes run or options make reads`;
+}
+
+/** go's single-dash long options that run a program: `-toolexec`, `go test -exec`, `-ldflags=-extld=…`. */
+function goCheck(args: readonly string[]): string | undefined {
+  for (const [index, arg] of args.entries()) {
+    if (/^--?(?:toolexec|exec)(?:=|$)/.test(arg)) return `go ${arg.split('=')[0]} runs a program`;
+    const flags = /^--?ldflags(?:=|$)/.test(arg) ? (arg.includes('=') ? arg : (args[index + 1] ?? '')) : '';
+    if (/extld/.test(flags)) return 'go -ldflags -extld names the linker program';
   }
   return undefined;
 }
@@ -171,6 +203,7 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
       '--tool',
       '--template',
       '--config',
+      '--unsafe-paths',
     ],
     short: ['O'],
     check: gitCheck,
@@ -191,17 +224,19 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
       '--rsh-command',
       '--rmt-command',
       '--index-file',
+      '--absolute-names',
     ],
-    short: ['I', 'F'],
+    short: ['I', 'F', 'P'],
     check: tarCheck,
   },
-  ssh: { short: ['o', 'F'], long: [] },
+  ssh: { short: ['o', 'F', 'I'], long: [] },
   scp: { short: ['o', 'F', 'S'] },
+  sftp: { short: ['o', 'F', 'S', 'D', 'b'] },
   rsync: { short: ['e'], long: ['--rsh', '--rsync-path'] },
   sed: { check: sedCheck },
   less: {
     check: (args) =>
-      args.find((arg) => arg.startsWith('+') || /^-[A-Za-z]*[oOk]|^--(log|lessk)/i.test(arg)) &&
+      args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) &&
       'less can run commands, read key bindings that set its environment, or write logs',
   },
   more: { check: (args) => args.find((arg) => arg.startsWith('+')) && 'more can run commands' },
@@ -218,6 +253,11 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   },
   zip: { short: ['T'], long: ['--unzip-command', '--test'] },
   npm: { long: ['--script-shell', '--node-options', '--userconfig', '--globalconfig'] },
+  make: { long: ['--eval'], short: ['E'], check: makeCheck },
+  gmake: { long: ['--eval'], short: ['E'], check: makeCheck },
+  go: { check: goCheck },
+  // `--config KEY=VALUE` or a file may set build.rustc-wrapper, target.*.runner, linker…
+  cargo: { long: ['--config'] },
   awk: { check: awkCheck },
   gawk: { check: awkCheck },
   mawk: { check: awkCheck },
@@ -247,9 +287,13 @@ function matchesLong(arg: string, options: readonly string[]): string | undefine
   return options.find((option) => option.startsWith(name));
 }
 
+/**
+ * A short option anywhere in a cluster: `-4o`, `-vCo` and `-1K` hold `-o` and `-K` (digits are option
+ * letters too: `ssh -4`, `curl -0`, `git fetch -6`).
+ */
 function matchesShort(arg: string, letters: readonly string[]): string | undefined {
-  if (!/^-[A-Za-z]/.test(arg) || arg.startsWith('--')) return undefined;
-  const cluster = /^-([A-Za-z]+)/.exec(arg)?.[1] ?? '';
+  if (!/^-[A-Za-z0-9]/.test(arg) || arg.startsWith('--')) return undefined;
+  const cluster = /^-([A-Za-z0-9]+)/.exec(arg)?.[1] ?? '';
   return letters.find((letter) => cluster.includes(letter));
 }
 

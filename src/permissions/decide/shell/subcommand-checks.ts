@@ -12,6 +12,7 @@ import { matchesShellPattern } from '../../rules/shell-pattern.ts';
 import { canonicalCommandText } from './command-text.ts';
 import { harmlessWriteTargets, linkFollowingRead, namesOnlyCommands } from './command-paths.ts';
 import { embeddedCommandSpellings } from './embedded-commands.ts';
+import { programStartingCode } from './inline-code.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
@@ -404,7 +405,7 @@ export function embeddedRuleMatch(
   const { deny, ask: askRules } = context.shellRules;
   if (deny.size === 0 && askRules.size === 0) return undefined;
   const spellings = embeddedCommandSpellings(subcommand);
-  if (spellings.length === 0) return undefined;
+  if (spellings.length === 0) return xargsSuppliedWords(subcommand) ?? codeStartingPrograms(subcommand);
   const found = deny.findEntry(spellings) ?? askRules.findEntry(spellings);
   if (found) {
     const { rule, pattern } = found;
@@ -425,7 +426,34 @@ export function embeddedRuleMatch(
       },
     );
   }
-  return undefined;
+  return xargsSuppliedWords(subcommand) ?? codeStartingPrograms(subcommand);
+}
+
+/**
+ * Code in another language on the command line that can start programs by computed names
+ * (`python3 -c 'os.system("r" + "m x")'`, awk `system(c)`, sed `s/…/…/e`): a deny or ask rule on a
+ * command cannot be checked against it, so it asks while such a rule is in force.
+ */
+function codeStartingPrograms(subcommand: AnalyzedSubcommandLike): AskVerdict | undefined {
+  const reason = programStartingCode(subcommand.argv);
+  if (reason === undefined) return undefined;
+  return ask('safety', `${reason}, so a deny or ask rule on a command cannot be checked before it runs`, {
+    classifierApprovable: false,
+  });
+}
+
+/**
+ * xargs appends words read from its input, so the command it runs is only partly written: `xargs git`
+ * may be `git push`, `xargs env` or `xargs timeout 5` any command at all. Under a deny or ask rule a
+ * command fed by xargs that is not read-only (a read-only one runs nothing whatever it is given) asks.
+ */
+function xargsSuppliedWords(subcommand: AnalyzedSubcommandLike): AskVerdict | undefined {
+  if (subcommand.origin !== 'xargs') return undefined;
+  return ask(
+    'safety',
+    `xargs adds words from its input to ${subcommandLabel(subcommand)}, so the command a deny or ask rule may cover is only known when it runs`,
+    { classifierApprovable: false },
+  );
 }
 
 /**
