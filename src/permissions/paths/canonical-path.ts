@@ -40,8 +40,11 @@ interface PathMemo {
   leaves: Map<string, LeafKind>;
 }
 
-/** What lstat(2) says a path is: enough to know whether a directory walk could start there. */
-export type LeafKind = 'missing' | 'link' | 'directory' | 'other';
+/**
+ * What lstat(2) says a path is: enough to know whether a directory walk could start there, and
+ * whether a regular file has other names (`shared`: more than one hard link).
+ */
+export type LeafKind = 'missing' | 'link' | 'directory' | 'shared' | 'other';
 
 /**
  * What lstat(2) said of `path` earlier in the decision under way, if it was asked (a physical path
@@ -172,7 +175,9 @@ function physicalOnDisk(absolute: string): string | undefined {
           ? 'link'
           : stats.isDirectory()
             ? 'directory'
-            : 'other';
+            : stats.isFile() && stats.nlink > 1
+              ? 'shared'
+              : 'other';
   } catch {
     return undefined;
   }
@@ -223,6 +228,9 @@ const linkedStorePattern = /\/(?:node_modules|\.pnpm-store)\/|\/\.git\/objects\/
 /** Whether the physical path is a regular file with other names, outside the places that link on purpose. */
 function hasOtherNames(physical: string): boolean {
   if (linkedStorePattern.test(physical)) return false;
+  // The decision under way usually lstat'ed this very path already (see physicalOnDisk).
+  const known = knownLeafKind(physical);
+  if (known !== undefined) return known === 'shared';
   try {
     const stats = lstatSync(physical, { throwIfNoEntry: false });
     return stats?.isFile() === true && stats.nlink > 1;

@@ -89,7 +89,7 @@ export const fsLinkScan: LinkScanFn = (directory, within, options = {}) => {
 /** Whether `path` leads to a directory (links followed); what the decision already knows is not asked again. */
 function isDirectory(path: string): boolean {
   const known = knownLeafKind(path);
-  if (known === 'missing' || known === 'other') return false;
+  if (known === 'missing' || known === 'other' || known === 'shared') return false;
   if (known === 'directory') return true;
   try {
     return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
