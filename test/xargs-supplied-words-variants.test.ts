@@ -100,4 +100,16 @@ describe('xargs supplies words of the command it runs', () => {
       expect(result.behavior, `${command}: ${result.message ?? ''}`).toBe('allow');
     },
   );
+
+  it.each([
+    ['xargs cat .env', { deny: ['Read(./.env)', 'Bash(rm:*)'] }],
+    ["echo x | xargs python3 -c 'print(1)' > .env", { deny: ['Edit(./.env)', 'Bash(rm:*)'] }],
+    ["sed -n 's/a/b/e' .env", { deny: ['Read(./.env)', 'Bash(rm:*)'] }],
+  ] as const)(
+    '%s: a deny rule the call meets still denies, before the run-time ask',
+    async (command, rules) => {
+      const result = await place.decide(command, { deny: [...rules.deny] }, 'default');
+      expect(result.behavior, `${command}: ${result.message ?? ''}`).toBe('deny');
+    },
+  );
 });

@@ -405,7 +405,7 @@ export function embeddedRuleMatch(
   const { deny, ask: askRules } = context.shellRules;
   if (deny.size === 0 && askRules.size === 0) return undefined;
   const spellings = embeddedCommandSpellings(subcommand);
-  if (spellings.length === 0) return xargsSuppliedWords(subcommand) ?? codeStartingPrograms(subcommand);
+  if (spellings.length === 0) return undefined;
   const found = deny.findEntry(spellings) ?? askRules.findEntry(spellings);
   if (found) {
     const { rule, pattern } = found;
@@ -426,6 +426,20 @@ export function embeddedRuleMatch(
       },
     );
   }
+  return undefined;
+}
+
+/**
+ * An ask when the command a deny or ask rule would have to be checked against is only known when it
+ * runs: words xargs appends, or code that starts programs by computed names. Ranked below the deny
+ * steps: a deny rule the call does meet still denies.
+ */
+export function commandKnownOnlyAtRunTime(
+  subcommand: AnalyzedSubcommandLike,
+  context: IndexedCheckContext,
+): AskVerdict | undefined {
+  const { deny, ask: askRules } = context.shellRules;
+  if (deny.size === 0 && askRules.size === 0) return undefined;
   return xargsSuppliedWords(subcommand) ?? codeStartingPrograms(subcommand);
 }
 

@@ -16,6 +16,7 @@ import {
   argumentUnderWriteDeny,
   ask,
   checkCriticalRemoval,
+  commandKnownOnlyAtRunTime,
   describePath,
   embeddedRuleMatch,
   indirectReadAsk,
@@ -40,6 +41,9 @@ const shellDenyRule: SubcommandStep = ({ context, spellings, label }) => {
 
 const embeddedCommand: SubcommandStep = ({ subcommand, context }) =>
   subcommand.readOnly ? undefined : embeddedRuleMatch(subcommand, context);
+
+const commandOnlyKnownAtRunTime: SubcommandStep = ({ subcommand, context }) =>
+  subcommand.readOnly ? undefined : commandKnownOnlyAtRunTime(subcommand, context);
 
 /**
  * A git command word that is not git's own (an alias, an autocorrected typo, a `git-NAME` program)
@@ -327,6 +331,10 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'a write deny rule on what it writes', check: writeDenied },
   { name: 'a command that writes names a write-denied path', check: namesWriteDeniedPath },
   { name: "a git command name that is not git's own, while a rule names git", check: gitNameUnderRule },
+  {
+    name: 'words xargs adds, or code that starts programs, while a deny or ask rule is in force',
+    check: commandOnlyKnownAtRunTime,
+  },
   { name: 'an ask rule on the command', check: shellAskRule },
   { name: 'a critical removal', check: criticalRemoval },
   { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
