@@ -359,6 +359,16 @@ describe('sed edit preview', () => {
     expect(project.context.run.readFileState.get(file)?.content).toBe('name=new\nmode=new\n');
   });
 
+  it('leaves sed -i to the engine in acceptEdits, where edits are approved in advance', async () => {
+    project = makeShellProject();
+    writeFileSync(join(project.root, 'config.txt'), 'name=old\n');
+    const input = bash.inputSchema.parse({ command: "sed -i 's/old/new/' config.txt" });
+    project.context.run.permissionMode = 'acceptEdits';
+    expect((await bash.checkPermissions(input, project.context)).behavior).toBe('passthrough');
+    project.context.run.permissionMode = 'default';
+    expect((await bash.checkPermissions(input, project.context)).behavior).toBe('ask');
+  });
+
   it('refuses to write when the file changed after approval', async () => {
     project = makeShellProject();
     const file = join(project.root, 'config.txt');

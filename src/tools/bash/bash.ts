@@ -337,6 +337,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         classifierApprovable: false,
       };
     }
+    // In acceptEdits the person has approved edits in advance: sed is one of the file commands the
+    // engine allows there inside the working directories (and still asks about outside or protected
+    // files), so there is no preview to approve.
+    if (context.run.permissionMode === 'acceptEdits') return { behavior: 'passthrough' };
     const preview = await previewSedEdit(input.command, context, prepared);
     if (!preview) return { behavior: 'passthrough' };
     return {
