@@ -43,6 +43,7 @@ export {
   recordCheckedPath,
   takeCheckedPath,
 } from './checked-path.ts';
+export { isExecutableFile } from './executable-file.ts';
 export { isInsideDirectory } from './path-inside.ts';
 export {
   liesPhysicallyInside,

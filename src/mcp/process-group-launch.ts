@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isExecutableFile } from '../core/index.ts';
 
 /** How to spawn a server so that it leads a process group of its own. */
 export interface ProcessGroupLaunch {
@@ -17,15 +17,6 @@ const groupLeaderScript =
   'setpgrp(0, 0); my $program = shift @ARGV; exec { $program } @ARGV; print STDERR "efferent: could not start $program: $!\\n"; exit 127;';
 
 let perlPath: string | null | undefined;
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** The system's perl: its usual places first, then efferent's own PATH (never a server's). */
 function systemPerl(): string | undefined {

@@ -1,8 +1,9 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { isAbsolute, sep } from 'node:path';
 import { mtimeOf } from './newest-first.ts';
 import type { StampedPaths } from './stat-pool.ts';
+import { isExecutableFile } from '../../core/index.ts';
 
 /**
  * The program the system's perl runs for efferent, started once and kept (see {@link StatHelper}): for
@@ -149,15 +150,6 @@ export interface PerlNewestOptions {
 const maxStderr = 8192;
 
 let systemPerlPath: string | null | undefined;
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The system's perl for the stat helper, or undefined where the helper can't run: not Linux on x64
