@@ -78,6 +78,20 @@ describe('efferent guard', () => {
     });
   });
 
+  it("keeps the project's deny rules when the agent has moved into one of its folders", () => {
+    // The hook's cwd follows the agent's `cd build`; the rules are those of the repository's root.
+    const inside = guard({
+      hook_event_name: 'PreToolUse',
+      cwd: join(project, 'build'),
+      tool_name: 'Bash',
+      tool_input: { command: 'rm -rf dist' },
+    });
+    expect(claudeDecision(inside.stdout)).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringContaining('Bash(rm *)'),
+    });
+  });
+
   it('answers Codex with a bare deny or {}, blocking a patch that writes a git hook even in full-auto', () => {
     const patch = [
       '*** Begin Patch',

@@ -1,7 +1,15 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
-import { type AnyTool, errorMessage, type PermissionMode, type TraceStep } from '../../core/index.ts';
+import {
+  type AnyTool,
+  errorMessage,
+  isInsideDirectory,
+  type PermissionMode,
+  type TraceStep,
+} from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
 import {
   type GuardVerdict,
@@ -93,6 +101,23 @@ function explain(decision: CallDecision): string {
   return decision.message ?? decisive?.detail ?? `${decision.tool}: ${decision.behavior}`;
 }
 
+/**
+ * The project the call belongs to. The agent may have moved into a folder of it (`cd src`), and the
+ * hook's cwd follows, but the project's settings (its deny rules) and trust are those of its root:
+ * the root the agent names (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`) when it holds the cwd, else
+ * the nearest folder above with a `.git`, else the cwd itself.
+ */
+export function hookProjectRoot(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  for (const name of ['CLAUDE_PROJECT_DIR', 'GEMINI_PROJECT_DIR']) {
+    const named = env[name];
+    if (named && isAbsolute(named) && isInsideDirectory(cwd, resolve(named))) return resolve(named);
+  }
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    if (existsSync(join(folder, '.git'))) return folder;
+    if (dirname(folder) === folder) return cwd;
+  }
+}
+
 async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
   const plan = planGuardCalls(payload);
   if (plan.kind === 'no-opinion') return { verdict: 'no-opinion', reason: plan.reason };
@@ -101,10 +126,12 @@ async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDec
   const mode = flags.mode ?? payload.permissionMode;
   const standIns: AnyTool[] = [...guardStandIns];
   for (const call of plan.calls) if (call.tool.startsWith('mcp__')) standIns.push(mcpStandIn(call.tool));
+  const projectRoot = hookProjectRoot(payload.cwd);
   const options = await resolveTrust(
     { ...flags, cwd: payload.cwd },
     {
       ...sessionOptionsFromFlags({ ...flags, cwd: payload.cwd }, mode),
+      projectRoot,
       model: 'none',
       home,
       // The host runs its own hooks; efferent's would include this guard again.

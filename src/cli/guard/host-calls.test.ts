@@ -1,4 +1,8 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hookProjectRoot } from '../commands/guard.ts';
 import { patchTargets } from './apply-patch.ts';
 import { hostVerdict } from './guard-output.ts';
 import { type HookPayload, parseHookPayload, planGuardCalls } from './host-calls.ts';
@@ -167,5 +171,25 @@ describe('what each host is told', () => {
 
   it('leaves an allow to the host with --on-allow defer', () => {
     expect(hostVerdict('claude', { verdict: 'allow' }, 'ask', 'defer')).toBe('no-opinion');
+  });
+});
+
+describe('the project a hook call belongs to', () => {
+  it('is the root the agent names when it holds the cwd, else the nearest folder with a .git, else the cwd', () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-guard-root-')));
+    try {
+      const deep = join(root, 'repo', 'src', 'deep');
+      mkdirSync(deep, { recursive: true });
+      expect(hookProjectRoot(deep, {})).toBe(deep);
+      mkdirSync(join(root, 'repo', '.git'));
+      expect(hookProjectRoot(deep, {})).toBe(join(root, 'repo'));
+      expect(hookProjectRoot(deep, { CLAUDE_PROJECT_DIR: join(root, 'repo', 'src') })).toBe(
+        join(root, 'repo', 'src'),
+      );
+      // A named root that does not hold the cwd is not believed.
+      expect(hookProjectRoot(deep, { GEMINI_PROJECT_DIR: '/elsewhere' })).toBe(join(root, 'repo'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
