@@ -50,14 +50,16 @@ function allShort(texts: readonly string[]): boolean {
   return true;
 }
 
+const short = (text: string | undefined) => text === undefined || text.length <= hookOutputCharLimit;
+const hasShortMessage = (error: { message: string }) => short(error.message);
+
 /** True when no text of the outcome is over the limit, so {@link limitOutcomeText} changes nothing. */
 function withinLimit(outcome: HookOutcome): boolean {
-  const short = (text: string | undefined) => text === undefined || text.length <= hookOutputCharLimit;
   return (
     allShort(outcome.additionalContext) &&
     allShort(outcome.systemMessages) &&
     allShort(outcome.blockReasons) &&
-    outcome.errors.every((error) => short(error.message)) &&
+    outcome.errors.every(hasShortMessage) &&
     short(outcome.blocked?.reason) &&
     short(outcome.stop?.reason) &&
     short(outcome.permissionDecision?.reason) &&

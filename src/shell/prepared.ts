@@ -44,29 +44,49 @@ const keyOf = (cwd: string, home: string | undefined) =>
  * grammar loaded is not remembered, so a later question gets the real answer.
  */
 export function prepareShellCommand(command: string, start: AnalyzeOptions): PreparedShellCommand {
-  const walks = new Map<string, Walked>();
-  let any: Walked | undefined;
-  const walkFrom = (options: AnalyzeOptions): Walked => {
-    const key = keyOf(options.cwd, options.home);
-    const known = walks.get(key);
-    if (known) return known;
-    const walk = walkCommandLine(command, walkOptionsOf(options));
-    const walked = { walk, analysis: analyzeWalk(command, walk, options) };
-    if (walk.kind !== 'parse-unavailable') {
-      walks.set(key, walked);
-      any ??= walked;
-    }
-    return walked;
-  };
-  const structure = (): Walked => any ?? walkFrom(start);
-  const prepared: PreparedShellCommand = {
-    command,
-    analysisFor: (cwd, home) => walkFrom(home === undefined ? { cwd } : { cwd, home }).analysis,
-    parse: () => parseResultOfWalk(structure().walk),
-    isReadOnly: () => command.length <= maxCommandLength && isReadOnlyAnalysis(structure().analysis),
-  };
+  const prepared = new PreparedCommand(command, start);
   made.add(prepared);
   return prepared;
+}
+
+/** One command line's walks, one per directory and home it is looked at from, made on first use. */
+class PreparedCommand implements PreparedShellCommand {
+  private readonly walks = new Map<string, Walked>();
+  private any: Walked | undefined;
+
+  constructor(
+    readonly command: string,
+    private readonly start: AnalyzeOptions,
+  ) {}
+
+  analysisFor(cwd: string, home: string | undefined): CommandAnalysis {
+    return this.walkFrom(home === undefined ? { cwd } : { cwd, home }).analysis;
+  }
+
+  parse(): ShellParseResult {
+    return parseResultOfWalk(this.structure().walk);
+  }
+
+  isReadOnly(): boolean {
+    return this.command.length <= maxCommandLength && isReadOnlyAnalysis(this.structure().analysis);
+  }
+
+  private structure(): Walked {
+    return this.any ?? this.walkFrom(this.start);
+  }
+
+  private walkFrom(options: AnalyzeOptions): Walked {
+    const key = keyOf(options.cwd, options.home);
+    const known = this.walks.get(key);
+    if (known) return known;
+    const walk = walkCommandLine(this.command, walkOptionsOf(options));
+    const walked = { walk, analysis: analyzeWalk(this.command, walk, options) };
+    if (walk.kind !== 'parse-unavailable') {
+      this.walks.set(key, walked);
+      this.any ??= walked;
+    }
+    return walked;
+  }
 }
 
 /**

@@ -74,7 +74,10 @@ export function resolveInWorkspace(
 /** Inside the working set only when both the link path and its target are. */
 export function isInWorkspace(path: CanonicalPath, workspace: Workspace): boolean {
   const directories = workingDirectories(workspace);
-  const inside = (candidate: string) =>
-    directories.some((directory) => isInsideDirectory(candidate, directory));
-  return inside(path.lexical) && inside(path.physical);
+  return insideAny(path.lexical, directories) && insideAny(path.physical, directories);
+}
+
+function insideAny(candidate: string, directories: readonly string[]): boolean {
+  for (const directory of directories) if (isInsideDirectory(candidate, directory)) return true;
+  return false;
 }

@@ -181,18 +181,28 @@ class ToolWideIndex {
   }
 
   find(subject: RuleSubjectNames): PermissionRule | undefined {
-    const keys = lookupKeys(subject);
-    let best: { order: number; rule: PermissionRule } | undefined;
-    const consider = (entry: { order: number; rule: PermissionRule }) => {
-      if (best && best.order <= entry.order) return false;
-      if (!toolNameMatches(entry.rule.value.toolName, subject.name, subject.aliases)) return true;
-      best = entry;
-      return false;
-    };
-    for (const entry of this.globs) if (!consider(entry)) break;
-    for (const key of keys) for (const entry of this.byName.get(key) ?? []) if (!consider(entry)) break;
+    let best = earliestToolMatch(this.globs, subject, undefined);
+    for (const key of lookupKeys(subject)) {
+      const entries = this.byName.get(key);
+      if (entries) best = earliestToolMatch(entries, subject, best);
+    }
     return best?.rule;
   }
+}
+
+type OrderedRule = { order: number; rule: PermissionRule };
+
+/** The first of `entries` (in rule order) naming the subject's tool, when it comes before `best`; else `best`. */
+function earliestToolMatch(
+  entries: readonly OrderedRule[],
+  subject: RuleSubjectNames,
+  best: OrderedRule | undefined,
+): OrderedRule | undefined {
+  for (const entry of entries) {
+    if (best && best.order <= entry.order) return best;
+    if (toolNameMatches(entry.rule.value.toolName, subject.name, subject.aliases)) return entry;
+  }
+  return best;
 }
 
 /** Parameter rules (`Tool(param:value)`) by tool name. */

@@ -79,32 +79,32 @@ export class ShellRuleIndex {
     accept?: (pattern: ShellPattern) => boolean,
   ): IndexedShellRule | undefined {
     if (this.rules.length === 0 || texts.length === 0) return undefined;
-    let best: IndexedShellRule | undefined;
-    const scan = (bucket: readonly IndexedShellRule[], candidates: readonly string[]) => {
-      for (const entry of bucket) {
-        if (best !== undefined && entry.order >= best.order) return;
-        if (accept && !accept(entry.pattern)) continue;
-        for (const text of candidates) {
-          if (entry.pattern.regex.test(text)) {
-            best = entry;
-            return;
-          }
-        }
-      }
-    };
-    if (this.anyFirstWord.length > 0) scan(this.anyFirstWord, texts);
+    let best =
+      this.anyFirstWord.length > 0 ? earliestMatch(this.anyFirstWord, texts, accept, undefined) : undefined;
     if (this.byFirstWord.size === 0) return best;
-    const groups = new Map<string, string[]>();
+    // Each text only meets the rules filed under its own first word.
     for (const text of texts) {
-      const word = firstWordOf(text);
-      const group = groups.get(word);
-      if (group) group.push(text);
-      else groups.set(word, [text]);
-    }
-    for (const [word, group] of groups) {
-      const bucket = this.byFirstWord.get(word);
-      if (bucket) scan(bucket, group);
+      const bucket = this.byFirstWord.get(firstWordOf(text));
+      if (bucket) best = earliestMatch(bucket, [text], accept, best);
     }
     return best;
   }
+}
+
+/**
+ * The first entry of `bucket` (kept in rule order) that `accept` admits and whose pattern matches one
+ * of `texts`, when it comes before `best`; else `best`.
+ */
+function earliestMatch(
+  bucket: readonly IndexedShellRule[],
+  texts: readonly string[],
+  accept: ((pattern: ShellPattern) => boolean) | undefined,
+  best: IndexedShellRule | undefined,
+): IndexedShellRule | undefined {
+  for (const entry of bucket) {
+    if (best !== undefined && entry.order >= best.order) return best;
+    if (accept && !accept(entry.pattern)) continue;
+    for (const text of texts) if (entry.pattern.regex.test(text)) return entry;
+  }
+  return best;
 }

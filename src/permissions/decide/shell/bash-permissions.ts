@@ -252,21 +252,18 @@ function combineVerdicts(
   family: string,
 ): Verdict {
   let pending: AskVerdict | undefined;
-  const raise = (verdict: AskVerdict) => {
-    pending = pending ? strongerAsk(pending, verdict) : verdict;
-  };
-  for (const ask of wideAsks) raise(ask);
+  for (const ask of wideAsks) pending = pending ? strongerAsk(pending, ask) : ask;
   const steps = [];
   const suggestions = [];
   for (const { subcommand, verdict } of results) {
-    if (verdict?.behavior === 'allow') steps.push(...verdict.steps);
-    else if (verdict?.behavior === 'ask') {
-      raise(verdict);
-      suggestions.push(...verdict.suggestions);
-    } else {
-      raise(unallowedAsk(subcommand));
-      suggestions.push(suggestRule(subcommand, family));
+    if (verdict?.behavior === 'allow') {
+      steps.push(...verdict.steps);
+      continue;
     }
+    const ask = verdict?.behavior === 'ask' ? verdict : unallowedAsk(subcommand);
+    pending = pending ? strongerAsk(pending, ask) : ask;
+    if (verdict?.behavior === 'ask') suggestions.push(...verdict.suggestions);
+    else suggestions.push(suggestRule(subcommand, family));
   }
   if (pending) {
     const unique = [
