@@ -1,6 +1,7 @@
 /**
- * `npm run bench -- [name ...] [--json]`: runs the named benchmarks (all when none is named), each in
- * its own process so one cannot warm up or slow down another.
+ * `npm run bench -- [name ...] [--json] [flags ...]`: runs the named benchmarks (all when none is
+ * named), each in its own process so one cannot warm up or slow down another. Names come first;
+ * everything from the first flag on (`--size-mb 16`, values included) is passed to each benchmark.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -9,13 +10,17 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(here)
-  .filter((file) => file.endsWith('.ts') && file !== 'run.ts' && !file.endsWith('.test.ts'))
+  .filter(
+    (file) =>
+      file.endsWith('.ts') && !file.startsWith('.') && file !== 'run.ts' && !file.endsWith('.test.ts'),
+  )
   .map((file) => file.slice(0, -3))
   .sort();
 
 const args = process.argv.slice(2);
-const names = args.filter((arg) => !arg.startsWith('-'));
-const flags = args.filter((arg) => arg.startsWith('-'));
+const firstFlag = args.findIndex((arg) => arg.startsWith('-'));
+const names = firstFlag === -1 ? args : args.slice(0, firstFlag);
+const flags = firstFlag === -1 ? [] : args.slice(firstFlag);
 const unknown = names.filter((name) => !existsSync(join(here, `${name}.ts`)));
 if (unknown.length > 0) {
   process.stderr.write(`Unknown benchmark: ${unknown.join(', ')}. Available: ${available.join(', ')}\n`);
