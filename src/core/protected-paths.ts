@@ -378,6 +378,20 @@ function familyReason(segments: readonly string[], folded: readonly string[]): s
   return undefined;
 }
 
+/**
+ * Whether an entry named `name` at the root of a working directory belongs to a protected family
+ * (its name or pattern, compared as {@link foldName} does): the Bash sandbox keeps such entries
+ * read-only when they exist.
+ */
+export function isProtectedFamilyName(name: string): boolean {
+  return familyReason([name], [foldName(name)]) !== undefined;
+}
+
+/** The families' nested locations (`.github/instructions`), as written. */
+export const protectedFamilyNestedPaths: readonly string[] = protectedFamilies.flatMap(
+  (family) => family.nested ?? [],
+);
+
 /** Subdirectories of protected directories that agents may write (worktrees they create). */
 const unprotectedSubdirectories = [
   ['.claude', 'worktrees'],

@@ -22,7 +22,9 @@ import {
   startupFileNames,
 } from '../core/index.ts';
 import {
+  isProtectedFamilyName,
   protectedDirectoryNames,
+  protectedFamilyNestedPaths,
   protectedFilePatterns,
   sandboxReadOnlyHomeEntries,
   sandboxReadOnlyWorkspaceEntries,
@@ -442,6 +444,12 @@ export function buildSandboxInvocation(
     if (placeholder) placeholders.push(placeholder);
     if (entryKind(path) !== 'missing' && !isSymlink(path)) readOnly(path);
   };
+  /** Read-only when present (its target, for a link); nothing when missing. */
+  const keepReadOnly = (path: string) => {
+    const found = entryKind(path);
+    if (found === 'link') coverLink(path);
+    else if (found === 'file' || found === 'directory') readOnly(path);
+  };
   /** A link cannot be a mount point; its target is kept read-only when it is inside a writable tree. */
   const coverLink = (path: string) => {
     const target = realTarget(path);
@@ -486,8 +494,16 @@ export function buildSandboxInvocation(
       if (!coveredWorkspaceEntries.includes(name) && entryKind(path) === 'missing') continue;
       cover(path, 'directory');
     }
-    for (const name of rootNamesMatching(directory, protectedFilePatterns))
-      cover(join(directory, name), 'file');
+    const rootNames = namesIn(directory);
+    for (const name of rootNames)
+      if (protectedFilePatterns.some((pattern) => pattern.test(name.toLowerCase())))
+        cover(join(directory, name), 'file');
+    // The engine's further families (agent instructions, mise and version pins, other version
+    // control, interpreter start-up files…): read-only where they exist, so an allowed command cannot
+    // change what a trusted file runs or tells the next session. Missing ones are not covered: a new
+    // one is not yet trusted by the tool that reads it, and covering dozens would litter the project.
+    for (const name of rootNames) if (isProtectedFamilyName(name)) keepReadOnly(join(directory, name));
+    for (const nestedPath of protectedFamilyNestedPaths) keepReadOnly(join(directory, nestedPath));
     const hooksPath = configuredHooksDirectory(directory, join(directory, '.git'));
     if (hooksPath) cover(hooksPath, 'directory');
     for (const nested of nestedRepositories(directory)) protectRepository(nested);
@@ -647,11 +663,10 @@ export function seatbeltInvocation(
 }
 
 /** Root entries of `directory` whose names match a protected pattern (`.yarnrc.yml`, `lefthook.yml`…). */
-function rootNamesMatching(directory: string, patterns: readonly RegExp[]): string[] {
+/** The names in a directory; none when it cannot be read. */
+function namesIn(directory: string): string[] {
   try {
-    return readdirSync(directory).filter((name) =>
-      patterns.some((pattern) => pattern.test(name.toLowerCase())),
-    );
+    return readdirSync(directory);
   } catch {
     return [];
   }

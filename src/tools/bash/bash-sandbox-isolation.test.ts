@@ -5,15 +5,17 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolUseContext } from '../../core/index.ts';
+import { protectedFamilies } from '../../core/protected-paths.ts';
 import { buildRules, createReadDenyCheck } from '../../permissions/index.ts';
 import { hiddenPathsFor } from '../shared/process/hidden-paths.ts';
 import {
@@ -130,6 +132,49 @@ describe.skipIf(!availability.available)(`Sandbox isolation${skipReason}`, () =>
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  it('keeps every protected family read-only where it exists at the project root, and ordinary files writable', async () => {
+    const project = make();
+    // One or two entries of every family, generated from the engine's own table, plus pattern and
+    // case spellings; each is made present, then a command tries to change it.
+    const files = new Set<string>(['mise.local.toml', 'project.code-workspace', 'Claude.md', 'AGENTS.MD']);
+    const directories = new Set<string>();
+    for (const family of protectedFamilies) {
+      for (const name of (family.files ?? []).slice(0, 2)) files.add(name);
+      for (const name of (family.directories ?? []).slice(0, 1)) directories.add(name);
+      for (const nested of family.nested ?? []) (/\.[a-z]+$/.test(nested) ? files : directories).add(nested);
+    }
+    // Names differing only in case are one file on case-folding systems, two here: keep the first.
+    const seen = new Set<string>();
+    const unique = (names: Set<string>) =>
+      [...names].filter((name) => !seen.has(name.toLowerCase()) && seen.add(name.toLowerCase()));
+    const fileList = unique(files);
+    const directoryList = unique(directories);
+    for (const name of fileList) {
+      mkdirSync(dirname(join(project.root, name)), { recursive: true });
+      writeFileSync(join(project.root, name), 'trusted\n');
+    }
+    for (const name of directoryList) {
+      mkdirSync(join(project.root, name), { recursive: true });
+      writeFileSync(join(project.root, name, 'config'), 'trusted\n');
+    }
+    const attempts = [
+      ...fileList.map((name) => `echo evil >> '${name}' 2>/dev/null && echo "changed ${name}"`),
+      ...directoryList.map(
+        (name) =>
+          `{ echo evil >> '${name}/config' || echo evil > '${name}/new'; } 2>/dev/null && echo "changed ${name}"`,
+      ),
+      'echo fine > ordinary.txt && echo "wrote ordinary"',
+    ];
+    const result = await run(project, attempts.join('; '));
+    expect(result.stdout.trim().split('\n')).toEqual(['wrote ordinary']);
+    for (const name of fileList) expect(readFileSync(join(project.root, name), 'utf8')).toBe('trusted\n');
+    for (const name of directoryList) {
+      expect(readFileSync(join(project.root, name, 'config'), 'utf8')).toBe('trusted\n');
+      expect(existsSync(join(project.root, name, 'new'))).toBe(false);
+    }
+    expect(readFileSync(join(project.root, 'ordinary.txt'), 'utf8')).toBe('fine\n');
   });
 
   it("gives each session its own /tmp, kept across the session's calls and removed at dispose", async () => {
