@@ -3,13 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
-import {
-  type AnyTool,
-  errorMessage,
-  isInsideDirectory,
-  type PermissionMode,
-  type TraceStep,
-} from '../../core/index.ts';
+import { type AnyTool, errorMessage, isInsideDirectory, type PermissionMode } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
 import {
   type GuardVerdict,
@@ -48,7 +42,7 @@ interface GuardFlags extends SessionFlags {
 interface GuardDecision {
   verdict: GuardVerdict;
   reason: string;
-  /** An ask raised by a safety check, the analysis or an ask rule, not merely "no rule allows it". */
+  /** An ask raised by a safety check, the analysis, the workspace or an ask rule, not merely "no rule allows it". */
   flagged?: boolean;
 }
 
@@ -82,17 +76,6 @@ function knownFields(session: Session, call: GuardCall): Record<string, unknown>
   if (unknown.size === 0) return call.input;
   return Object.fromEntries(Object.entries(call.input).filter(([key]) => !unknown.has(key)));
 }
-
-/**
- * A step that asks for a reason of its own: a safety check, the shell analysis, an ask rule, or a
- * path outside the working directories. What is left is the plain "no rule allows it".
- */
-const raisesAsk = (step: TraceStep): boolean =>
-  step.outcome === 'ask' &&
-  (step.stage === 'safety' ||
-    step.stage === 'analysis' ||
-    (step.stage === 'rule' && step.rule !== undefined) ||
-    step.detail.includes('outside the working directories'));
 
 function explain(decision: CallDecision): string {
   const decisive = [...decision.trace].reverse().find((step) => step.outcome === decision.behavior);
@@ -151,7 +134,8 @@ async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDec
       const decision = await decideCall(session, call.tool, knownFields(session, call));
       const reason = explain(decision);
       reasons.push(reason);
-      const flagged = decision.behavior === 'ask' && decision.trace.some(raisesAsk);
+      // Only "no rule allows it" (`default`) may be left to the host; an ask of unknown kind is flagged.
+      const flagged = decision.behavior === 'ask' && decision.askKind !== 'default';
       if (
         strength[decision.behavior] > strength[strongest.verdict] ||
         (decision.behavior === strongest.verdict && flagged && !strongest.flagged)
