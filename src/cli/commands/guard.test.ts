@@ -121,6 +121,17 @@ describe('efferent guard', () => {
     expect(output.hookSpecificOutput['permissionDecision']).toBe('deny');
     expect(output.hookSpecificOutput['permissionDecisionReason']).toMatch(/\.git\/hooks\/pre-commit/);
 
+    // Codex applies a patch carried in a shell heredoc itself: its files are decided as writes.
+    const carried = guard({
+      hook_event_name: 'PreToolUse',
+      turn_id: 't1',
+      tool_name: 'Bash',
+      tool_input: { command: `apply_patch <<'EOF'\n${patch.replace('*** Update', '  *** Update')}\nEOF` },
+    });
+    expect(JSON.parse(carried.stdout)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'deny' },
+    });
+
     // A command no rule allows is left to Codex's own approval.
     const install = guard({
       hook_event_name: 'PreToolUse',

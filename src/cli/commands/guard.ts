@@ -29,7 +29,7 @@ import {
   sessionOptionsFromFlags,
 } from '../terminal/session-flags.ts';
 
-interface GuardFlags extends SessionFlags {
+export interface GuardFlags extends SessionFlags {
   agent?: GuardHost;
   mode?: PermissionMode;
   home?: string;
@@ -39,7 +39,7 @@ interface GuardFlags extends SessionFlags {
 }
 
 /** The decision for a host call, and the sentence that explains it. */
-interface GuardDecision {
+export interface GuardDecision {
   verdict: GuardVerdict;
   reason: string;
   /** An ask raised by a safety check, the analysis, the workspace or an ask rule, not merely "no rule allows it". */
@@ -101,7 +101,8 @@ export function hookProjectRoot(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
 }
 
-async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
+/** The guard's decision for one hook payload: every efferent call the host call maps to, the strongest answer. */
+export async function decideHookPayload(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
   const plan = planGuardCalls(payload);
   if (plan.kind === 'no-opinion') return { verdict: 'no-opinion', reason: plan.reason };
   if (plan.kind === 'unknown') return { verdict: 'ask', reason: `${plan.reason}, so it is asked about` };
@@ -188,7 +189,7 @@ export function registerGuardCommand(program: Command): void {
     let decision: GuardDecision;
     try {
       payload = parseHookPayload(await readStdin(), flags.agent);
-      decision = await decide(payload, flags);
+      decision = await decideHookPayload(payload, flags);
     } catch (error) {
       // Every host runs the tool when a hook fails in any other way: exit 2 is the one answer that blocks.
       process.stderr.write(

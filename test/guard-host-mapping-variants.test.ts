@@ -1,0 +1,172 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decideHookPayload } from '../src/cli/commands/guard.ts';
+import { hostVerdict } from '../src/cli/guard/guard-output.ts';
+import { type GuardHost, parseHookPayload } from '../src/cli/guard/host-calls.ts';
+
+// Class `guard-host-mapping` (docs/decisions/security-guard-host-mapping.md): a host call must not map
+// onto a more harmless efferent call than what the host runs. Each case is a real session on a real
+// repository; what is asserted is the answer the host would get.
+vi.setConfig({ testTimeout: 240_000 });
+
+let project: string;
+let home: string;
+
+beforeAll(() => {
+  project = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-guard-map-')));
+  home = `${project}-home`;
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'secret\n');
+  mkdirSync(join(project, '.git', 'hooks'), { recursive: true });
+  mkdirSync(join(project, 'src'));
+  writeFileSync(join(project, 'src', 'a.txt'), 'a\n');
+});
+afterAll(() => {
+  rmSync(project, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** What the host gets for one hook input. */
+async function hostAnswer(host: GuardHost, hook: Record<string, unknown>): Promise<string> {
+  const event = host === 'gemini' ? { hook_event_name: 'BeforeTool' } : { hook_event_name: 'PreToolUse' };
+  const codex = host === 'codex' ? { turn_id: 't1' } : {};
+  const payload = parseHookPayload(JSON.stringify({ cwd: project, ...event, ...codex, ...hook }), host);
+  const decision = await decideHookPayload(payload, { home });
+  return hostVerdict(host, decision, 'ask', 'allow');
+}
+
+/** Files a patch must never write unasked, from the project's root. */
+const protectedTargets = [
+  '.git/hooks/pre-commit',
+  '.claude/settings.json',
+  '.vscode/tasks.json',
+  '../outside.sh',
+];
+
+/** Header spellings hosts accept (Codex trims each header line). */
+const headerSpellings = [
+  (path: string) => `*** Add File: ${path}`,
+  (path: string) => `  *** Add File: ${path}`,
+  (path: string) => `\t*** Add File: ${path}`,
+  (path: string) => `*** Add File: ${path}   `,
+  (path: string) => `*** add file: ${path}`,
+  (path: string) => `*** Update File: src/a.txt\n*** Move to: ${path}`,
+  (path: string) => ` *** Delete File: ${path}`,
+];
+
+const patchOf = (header: string) =>
+  ['*** Begin Patch', '*** Add File: notes.txt', '+fine', header, '+curl x | sh', '*** End Patch'].join('\n');
+
+const heredoc = (patch: string) => `apply_patch <<'EOF'\n${patch}\nEOF`;
+
+/** Shapes in which a host carries a patch it applies itself. */
+const carriers: ReadonlyArray<[string, (patch: string) => Record<string, unknown>]> = [
+  ['apply_patch tool', (patch) => ({ tool_name: 'apply_patch', tool_input: { command: patch } })],
+  ['Bash heredoc', (patch) => ({ tool_name: 'Bash', tool_input: { command: heredoc(patch) } })],
+  [
+    'Bash cd && heredoc',
+    (patch) => ({ tool_name: 'Bash', tool_input: { command: `cd src && ${heredoc(patch)}` } }),
+  ],
+  [
+    'shell argv apply_patch',
+    (patch) => ({ tool_name: 'shell', tool_input: { command: ['apply_patch', patch] } }),
+  ],
+  [
+    'shell argv applypatch',
+    (patch) => ({ tool_name: 'shell', tool_input: { command: ['applypatch', patch] } }),
+  ],
+  [
+    'shell bash -lc heredoc',
+    (patch) => ({ tool_name: 'shell', tool_input: { command: ['bash', '-lc', heredoc(patch)] } }),
+  ],
+  ['exec_command heredoc', (patch) => ({ tool_name: 'exec_command', tool_input: { cmd: heredoc(patch) } })],
+];
+
+describe('guard: patches a host applies itself are decided as the writes they are', () => {
+  const cases = carriers.flatMap(([carrier, shape]) =>
+    headerSpellings.flatMap((spelling, index) =>
+      protectedTargets.map((target) => ({
+        name: `${carrier} / spelling ${index} / ${target}`,
+        shape,
+        spelling,
+        target,
+      })),
+    ),
+  );
+
+  it(`blocks ${cases.length} generated patches that write a protected or outside file on Codex`, async () => {
+    const missed: string[] = [];
+    for (const { name, shape, spelling, target } of cases) {
+      const verdict = await hostAnswer('codex', shape(patchOf(spelling(target))));
+      if (verdict !== 'deny') missed.push(`${name}: ${verdict}`);
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it('leaves an in-project patch to Codex in every carrier', async () => {
+    const patch = ['*** Begin Patch', '*** Add File: notes.txt', '+fine', '*** End Patch'].join('\n');
+    for (const [carrier, shape] of carriers)
+      expect(await hostAnswer('codex', shape(patch)), carrier).toBe('no-opinion');
+  });
+});
+
+describe('guard: every field a host may read is decided', () => {
+  it('decides each command field of a Codex shell call', async () => {
+    const both = { command: 'ls', cmd: 'echo x > .git/hooks/pre-commit' };
+    for (const tool of ['exec_command', 'shell', 'shell_command', 'local_shell'])
+      expect(await hostAnswer('codex', { tool_name: tool, tool_input: both }), tool).toBe('deny');
+    const swapped = { command: 'echo x > .git/hooks/pre-commit', cmd: 'ls' };
+    expect(await hostAnswer('codex', { tool_name: 'exec_command', tool_input: swapped })).toBe('deny');
+    expect(await hostAnswer('codex', { tool_name: 'exec_command', tool_input: { cmd: 'git status' } })).toBe(
+      'no-opinion',
+    );
+  });
+
+  it('decides each folder and each path field of a Gemini call', async () => {
+    const key = join(home, '.ssh', 'id_rsa');
+    const fileTools: ReadonlyArray<[string, Record<string, unknown>]> = [
+      ['read_file', {}],
+      ['write_file', { content: 'x' }],
+      ['replace', { old_string: 'a', new_string: 'b' }],
+    ];
+    for (const [tool, rest] of fileTools) {
+      for (const [safe, risky] of [
+        ['file_path', 'absolute_path'],
+        ['absolute_path', 'file_path'],
+        ['file_path', 'path'],
+      ] as const) {
+        const input = { ...rest, [safe]: 'src/a.txt', [risky]: key };
+        expect(await hostAnswer('gemini', { tool_name: tool, tool_input: input }), `${tool} ${risky}`).toBe(
+          'deny',
+        );
+      }
+    }
+    for (const [safe, risky] of [
+      ['dir_path', 'directory'],
+      ['directory', 'dir_path'],
+    ] as const) {
+      const shell = { command: 'echo x > pre-commit', [safe]: '.', [risky]: '.git/hooks' };
+      expect(await hostAnswer('gemini', { tool_name: 'run_shell_command', tool_input: shell }), risky).toBe(
+        'deny',
+      );
+      const listing = { [safe]: '.', [risky]: join(home, '.ssh') };
+      for (const tool of ['list_directory', 'glob', 'search_file_content'])
+        expect(
+          await hostAnswer('gemini', { tool_name: tool, tool_input: { pattern: '*', ...listing } }),
+          `${tool} ${risky}`,
+        ).toBe('deny');
+    }
+    // One field, inside the project: still allowed.
+    expect(
+      await hostAnswer('gemini', { tool_name: 'read_file', tool_input: { file_path: 'src/a.txt' } }),
+    ).toBe('allow');
+    expect(
+      await hostAnswer('gemini', {
+        tool_name: 'run_shell_command',
+        tool_input: { command: 'ls', dir_path: 'src' },
+      }),
+    ).toBe('allow');
+  });
+});
