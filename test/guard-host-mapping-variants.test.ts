@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decideHookPayload } from '../src/cli/commands/guard.ts';
+import { deniedUnder } from '../src/cli/guard/denied-under.ts';
 import { hostVerdict } from '../src/cli/guard/guard-output.ts';
 import { type GuardHost, parseHookPayload } from '../src/cli/guard/host-calls.ts';
 
@@ -168,5 +169,94 @@ describe('guard: every field a host may read is decided', () => {
         tool_input: { command: 'ls', dir_path: 'src' },
       }),
     ).toBe('allow');
+  });
+});
+
+describe('guard: a host search over a folder holding denied files reads them', () => {
+  /** Deny rules, and a file each covers, at several depths. */
+  const denials: ReadonlyArray<[string, string]> = [
+    ['Read(./secrets/**)', 'secrets/key.pem'],
+    ['Read(**/.env)', 'app/.env'],
+    ['Read(*.pem)', 'deep/er/still/cert.pem'],
+    ['Read(./config/prod.json)', 'config/prod.json'],
+  ];
+
+  /** Host search calls over the project (the folder named, or the hook's cwd). */
+  const searches: ReadonlyArray<[GuardHost, Record<string, unknown>]> = [
+    ['claude', { tool_name: 'Grep', tool_input: { pattern: 'KEY' } }],
+    ['claude', { tool_name: 'Grep', tool_input: { pattern: 'KEY', path: '.' } }],
+    ['codex', { tool_name: 'Grep', tool_input: { pattern: 'KEY' } }],
+    ['gemini', { tool_name: 'search_file_content', tool_input: { pattern: 'KEY' } }],
+    ['gemini', { tool_name: 'grep_search', tool_input: { pattern: 'KEY', dir_path: '.' } }],
+    ['gemini', { tool_name: 'read_many_files', tool_input: { paths: ['.'] } }],
+  ];
+
+  let searched: string;
+  beforeAll(() => {
+    searched = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-guard-search-')));
+    mkdirSync(join(searched, '.git'));
+    mkdirSync(join(searched, '.claude'));
+    mkdirSync(join(searched, 'src'));
+    writeFileSync(join(searched, 'src', 'index.ts'), 'export const KEY = 1;\n');
+    for (const [, file] of denials) {
+      mkdirSync(join(searched, file, '..'), { recursive: true });
+      writeFileSync(join(searched, file), 'KEY=secret\n');
+    }
+  });
+  afterAll(() => rmSync(searched, { recursive: true, force: true }));
+
+  const answer = async (host: GuardHost, hook: Record<string, unknown>, deny: string[]) => {
+    writeFileSync(join(searched, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny } }));
+    const event = host === 'gemini' ? { hook_event_name: 'BeforeTool' } : { hook_event_name: 'PreToolUse' };
+    const codex = host === 'codex' ? { turn_id: 't1' } : {};
+    const payload = parseHookPayload(JSON.stringify({ cwd: searched, ...event, ...codex, ...hook }), host);
+    return hostVerdict(host, await decideHookPayload(payload, { home }), 'ask', 'allow');
+  };
+
+  it(`does not allow ${denials.length * searches.length} generated searches over a folder holding a denied file`, async () => {
+    const missed: string[] = [];
+    for (const [rule] of denials) {
+      for (const [host, hook] of searches) {
+        const verdict = await answer(host, hook, [rule]);
+        const expected = host === 'claude' ? 'ask' : 'deny';
+        if (verdict !== expected) missed.push(`${rule} ${host} ${JSON.stringify(hook)}: ${verdict}`);
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it('still allows a search of a folder without denied files, and any search when no rule denies reads', async () => {
+    for (const [rule] of denials) {
+      expect(
+        await answer('claude', { tool_name: 'Grep', tool_input: { pattern: 'KEY', path: 'src' } }, [rule]),
+      ).toBe('allow');
+      expect(
+        await answer('gemini', { tool_name: 'read_many_files', tool_input: { paths: ['src'] } }, [rule]),
+      ).toBe('allow');
+    }
+    for (const [host, hook] of searches)
+      expect(await answer(host, hook, ['Bash(rm *)']), `${host} ${JSON.stringify(hook)}`).not.toBe('deny');
+  });
+});
+
+describe('deniedUnder', () => {
+  it('finds the first denied path, and says when a folder is too large to check', () => {
+    const denied = (path: string) => path.endsWith('/key.pem');
+    expect(deniedUnder(project, denied, project)).toEqual({ kind: 'none' });
+    writeFileSync(join(project, 'src', 'key.pem'), 'k\n');
+    expect(deniedUnder(project, denied, project)).toEqual({
+      kind: 'found',
+      path: join(project, 'src', 'key.pem'),
+    });
+    expect(deniedUnder(project, denied, project, { maxDepth: 12, maxEntries: 1 })).toEqual({
+      kind: 'unchecked',
+    });
+    expect(deniedUnder(project, denied, project, { maxDepth: 1, maxEntries: 100 })).toEqual({
+      kind: 'unchecked',
+    });
+    // A file, or a path that does not exist, was judged by the call's own decision.
+    expect(deniedUnder(join(project, 'src', 'a.txt'), () => true, project)).toEqual({ kind: 'none' });
+    expect(deniedUnder(join(project, 'missing'), () => true, project)).toEqual({ kind: 'none' });
+    rmSync(join(project, 'src', 'key.pem'));
   });
 });

@@ -21,6 +21,7 @@ import {
   parseHookPayload,
   planGuardCalls,
 } from '../guard/host-calls.ts';
+import { deniedUnder } from '../guard/denied-under.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
 import {
   addSessionFlags,
@@ -75,6 +76,34 @@ function knownFields(session: Session, call: GuardCall): Record<string, unknown>
   );
   if (unknown.size === 0) return call.input;
   return Object.fromEntries(Object.entries(call.input).filter(([key]) => !unknown.has(key)));
+}
+
+/**
+ * A safety ask when the host reads every file of a folder (its search, `read_many_files` of a
+ * folder) and the folder holds a file the Read deny rules cover, or is too large to check: the
+ * host's search does not leave such files out as efferent's Grep does.
+ */
+function searchedDenial(session: Session, call: GuardCall): CallDecision | undefined {
+  const isReadDenied = session.context.run.isReadDenied;
+  if (!isReadDenied || !call.walks) return undefined;
+  for (const root of call.walks) {
+    const found = deniedUnder(root, isReadDenied, session.context.run.cwd);
+    if (found.kind === 'none') continue;
+    const what =
+      found.kind === 'found'
+        ? `${root} holds ${found.path}, which a Read deny rule covers`
+        : `${root} holds too many files to check against the Read deny rules`;
+    const detail = `Safety check: ${call.tool} reads every file under ${root}, and ${what}; the agent's own search does not leave denied files out.`;
+    return {
+      tool: call.tool,
+      behavior: 'ask',
+      askKind: 'safety',
+      readOnly: true,
+      trace: [{ stage: 'safety', outcome: 'ask', detail }],
+      message: `${detail} Search a narrower folder, or ask the user.`,
+    };
+  }
+  return undefined;
 }
 
 function explain(decision: CallDecision): string {
@@ -132,7 +161,8 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
     const reasons: string[] = [];
     for (const planned of plan.calls) {
       const call = inFolder(planned, session.context.run.cwd);
-      const decision = await decideCall(session, call.tool, knownFields(session, call));
+      const decided = await decideCall(session, call.tool, knownFields(session, call));
+      const decision = decided.behavior === 'deny' ? decided : (searchedDenial(session, planned) ?? decided);
       const reason = explain(decision);
       reasons.push(reason);
       // Only "no rule allows it" (`default`) may be left to the host; an ask of unknown kind is flagged.

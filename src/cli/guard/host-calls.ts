@@ -30,6 +30,11 @@ export interface GuardCall {
   input: Record<string, unknown>;
   /** Where the call runs, when the host says it runs elsewhere than the session's folder. */
   cwd?: string;
+  /**
+   * Folders the host reads every file of. efferent's own Grep leaves out what the Read deny rules
+   * cover; the host's search does not, so a denied file under one is a read of it.
+   */
+  walks?: string[];
 }
 
 /** What the guard does with one host tool call. */
@@ -168,6 +173,11 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
       [input['command']],
       [],
     );
+  if (name === 'Grep')
+    return {
+      kind: 'decide',
+      calls: [{ tool: name, input, walks: [resolve(payload.cwd, text(input['path']) ?? '.')] }],
+    };
   if (sameNamed.has(name)) return { kind: 'decide', calls: [{ tool: name, input }] };
   switch (name) {
     case 'LS':
@@ -334,6 +344,7 @@ function planGemini(payload: HookPayload): GuardPlan {
       return inEach((path) => ({
         tool: 'Grep',
         input: { pattern: text(input['pattern']) ?? '', path, ...(include ? { glob: include } : {}) },
+        walks: [path],
       }));
     }
     case 'list_directory':
@@ -378,6 +389,11 @@ function readMany(payload: HookPayload): GuardPlan {
     };
   return {
     kind: 'decide',
-    calls: entries.map((entry) => ({ tool: 'Read', input: { file_path: resolve(cwd, entry) } })),
+    // A folder among them is read file by file, recursively.
+    calls: entries.map((entry) => ({
+      tool: 'Read',
+      input: { file_path: resolve(cwd, entry) },
+      walks: [resolve(cwd, entry)],
+    })),
   };
 }
