@@ -260,3 +260,24 @@ describe('deniedUnder', () => {
     rmSync(join(project, 'src', 'key.pem'));
   });
 });
+
+describe('guard: the reason a host shows its user', () => {
+  it('shows characters that act on a terminal as escapes', async () => {
+    const inputs: Array<[string, Record<string, unknown>]> = [
+      ['Write', { file_path: join(project, '.git', 'hooks', 'pre\u202ecommit'), content: 'x' }],
+      ['Write', { file_path: join(project, '.git', 'hooks', 'post\u009bmerge'), content: 'x' }],
+    ];
+    for (const [tool, input] of inputs) {
+      const payload = parseHookPayload(
+        JSON.stringify({ cwd: project, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input }),
+        'claude',
+      );
+      const decision = await decideHookPayload(payload, { home });
+      expect(decision.verdict).toBe('ask');
+      expect(decision.reason).not.toMatch(
+        /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/,
+      );
+      expect(decision.reason).toMatch(/\\(u202e|x9b)/);
+    }
+  });
+});

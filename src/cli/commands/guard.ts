@@ -23,6 +23,7 @@ import {
 } from '../guard/host-calls.ts';
 import { deniedUnder } from '../guard/denied-under.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
+import { terminalText } from '../terminal/terminal-text.ts';
 import {
   addSessionFlags,
   resolveTrust,
@@ -109,8 +110,10 @@ function searchedDenial(session: Session, call: GuardCall): CallDecision | undef
 function explain(decision: CallDecision): string {
   const decisive = [...decision.trace].reverse().find((step) => step.outcome === decision.behavior);
   // An ask's reason is shown to the person, who needs why, not the model's instructions in `message`.
-  if (decision.behavior === 'ask' && decisive) return decisive.detail;
-  return decision.message ?? decisive?.detail ?? `${decision.tool}: ${decision.behavior}`;
+  // It quotes the call, and the host prints it: characters that act on a terminal (ESC, direction
+  // controls) are shown as escapes, so the reason cannot redraw or reorder what is approved.
+  if (decision.behavior === 'ask' && decisive) return terminalText(decisive.detail);
+  return terminalText(decision.message ?? decisive?.detail ?? `${decision.tool}: ${decision.behavior}`);
 }
 
 /**
