@@ -281,3 +281,62 @@ describe('guard: the reason a host shows its user', () => {
     }
   });
 });
+
+describe('guard: an MCP tool is decided under the server that serves it', () => {
+  /** What the host gets for an MCP tool call under `--allowedTools mcp__a`. */
+  const verdict = async (host: GuardHost, toolName: string, mcpContext?: Record<string, unknown>) => {
+    const event = host === 'gemini' ? { hook_event_name: 'BeforeTool' } : { hook_event_name: 'PreToolUse' };
+    const payload = parseHookPayload(
+      JSON.stringify({
+        cwd: project,
+        ...event,
+        tool_name: toolName,
+        tool_input: {},
+        ...(mcpContext ? { mcp_context: mcpContext } : {}),
+      }),
+      host,
+    );
+    return hostVerdict(
+      host,
+      await decideHookPayload(payload, { home, allowedTools: ['mcp__a'] }),
+      'ask',
+      'allow',
+    );
+  };
+
+  it('does not let a server named a__b (or a.b__x) use the rules of server a', async () => {
+    const impostors: Array<[string, string]> = [
+      ['a__b', 'mcp__a__b__delete_all'],
+      ['a__', 'mcp__a____delete_all'],
+      ['a__x__y', 'mcp__a__x__y__run'],
+    ];
+    for (const [server, tool] of impostors) {
+      expect(await verdict('gemini', tool, { server_name: server }), tool).not.toBe('allow');
+      // Without the host saying which server it is, a name that splits two ways is not allowed either.
+      expect(await verdict('claude', tool), tool).toBe('ask');
+    }
+  });
+
+  it('reads a resource under its own server only', async () => {
+    const read = async (server: string) => {
+      const payload = parseHookPayload(
+        JSON.stringify({
+          cwd: project,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'ReadMcpResourceTool',
+          tool_input: { server, uri: 'x://y' },
+        }),
+        'claude',
+      );
+      return (await decideHookPayload(payload, { home, allowedTools: ['mcp__a'] })).verdict;
+    };
+    expect(await read('a__b')).toBe('ask');
+    expect(await read('a')).toBe('allow');
+  });
+
+  it("still allows server a's own tools", async () => {
+    expect(await verdict('gemini', 'mcp__a__search', { server_name: 'a' })).toBe('allow');
+    expect(await verdict('claude', 'mcp__a__search')).toBe('allow');
+    expect(await verdict('claude', 'mcp__a__search_code')).toBe('allow');
+  });
+});

@@ -22,6 +22,8 @@ export interface HookPayload {
   toolInput: Record<string, unknown>;
   /** The host's permission mode, when it sends one that efferent has too. */
   permissionMode?: PermissionMode;
+  /** For an MCP tool, the server the host says serves it (Gemini CLI's `mcp_context.server_name`). */
+  mcpServer?: string;
 }
 
 /** One call efferent decides: an efferent tool (or a stand-in of one) and its input. */
@@ -73,6 +75,8 @@ export function parseHookPayload(text: string, forced?: GuardHost, fallbackCwd =
   const result: HookPayload = { host, cwd, toolName, toolInput };
   if (typeof mode === 'string' && (permissionModes as readonly string[]).includes(mode))
     result.permissionMode = mode as PermissionMode;
+  const server = (payload['mcp_context'] as { server_name?: unknown } | null | undefined)?.server_name;
+  if (typeof server === 'string' && server !== '') result.mcpServer = server;
   return result;
 }
 
@@ -155,10 +159,34 @@ function mcpStandIn(name: string, input: Record<string, unknown>): GuardPlan {
   return { kind: 'decide', calls: [{ tool: name, input }] };
 }
 
+/** True when a rule can name the server exactly: `mcp__<server>` never holds another `__`. */
+const nameableServer = (server: string): boolean => /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/.test(server);
+
+/**
+ * An MCP tool, under the server that serves it. `mcp__a__b__t` splits two ways (server `a`, tool
+ * `b__t`; or server `a__b`, tool `t`), and rules name servers by the first: a server named `a__b`
+ * (or `a__`) would get the rules of server `a`. With the host's word for the server
+ * (`mcp_context`), a server a rule can name exactly decides by its rules and any other is unknown
+ * (asked about); without it, a name that splits two ways is unknown, and any other is decided as it is.
+ */
+function mcpCall(payload: HookPayload): GuardPlan {
+  const { toolName: name, toolInput: input, mcpServer } = payload;
+  const ambiguous: GuardPlan = {
+    kind: 'unknown',
+    reason: `the MCP tool name ${name} may belong to more than one server, so no server's rules decide it`,
+  };
+  if (mcpServer !== undefined) {
+    if (!nameableServer(mcpServer) || !name.startsWith(`mcp__${mcpServer}__`)) return ambiguous;
+    return mcpStandIn(name, input);
+  }
+  if (name.slice('mcp__'.length).split('__').length > 2) return ambiguous;
+  return mcpStandIn(name, input);
+}
+
 /** The calls efferent decides for one host tool call. */
 export function planGuardCalls(payload: HookPayload): GuardPlan {
   const { toolName: name, toolInput: input } = payload;
-  if (name.startsWith('mcp__')) return mcpStandIn(name, input);
+  if (name.startsWith('mcp__')) return mcpCall(payload);
   if (ownStateTools.has(name))
     return { kind: 'no-opinion', reason: `${name} only changes the agent's own state` };
   return payload.host === 'gemini' ? planGemini(payload) : planClaudeOrCodex(payload);
@@ -196,6 +224,8 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
     case 'ReadMcpResourceTool': {
       const server = text(input['server']);
       if (!server) return { kind: 'unknown', reason: 'ReadMcpResourceTool names no server' };
+      if (!nameableServer(server))
+        return { kind: 'unknown', reason: `no server's rules can name the MCP server ${server}` };
       return mcpStandIn(`mcp__${server}__ReadMcpResource`, input);
     }
     case 'shell':
