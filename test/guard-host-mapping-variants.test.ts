@@ -123,6 +123,19 @@ describe('guard: every field a host may read is decided', () => {
     expect(await hostAnswer('codex', { tool_name: 'exec_command', tool_input: { cmd: 'git status' } })).toBe(
       'no-opinion',
     );
+    const patch = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch`;
+    for (const [safe, risky] of [
+      ['command', 'input'],
+      ['input', 'patch'],
+      ['patch', 'command'],
+    ] as const)
+      expect(
+        await hostAnswer('codex', {
+          tool_name: 'apply_patch',
+          tool_input: { [safe]: patch('notes.txt'), [risky]: patch('.git/hooks/pre-commit') },
+        }),
+        risky,
+      ).toBe('deny');
   });
 
   it('decides each folder and each path field of a Gemini call', async () => {

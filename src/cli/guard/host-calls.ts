@@ -320,16 +320,22 @@ function leadingCds(script: string): string[] {
 
 function patchCalls(payload: HookPayload): GuardPlan {
   const { toolInput: input } = payload;
-  const patch = text(input['command']) ?? text(input['input']) ?? text(input['patch']);
-  const targets = patch === undefined ? undefined : patchTargets(patch);
-  if (!targets) return { kind: 'unknown', reason: 'the patch names no file efferent can read' };
-  const base = directoryOf(payload, input['workdir']) ?? payload.cwd;
+  // Each field that may carry the patch is decided (see {@link directoriesOf}).
+  const patches = textsOf(input['command'], input['input'], input['patch']);
+  const targets = patches.map(patchTargets);
+  if (targets.length === 0 || targets.some((each) => each === undefined))
+    return { kind: 'unknown', reason: 'the patch names no file efferent can read' };
+  const bases = directoriesOf(payload, input['workdir']);
   return {
     kind: 'decide',
-    calls: targets.map((target) => ({
-      tool: 'Write',
-      input: { file_path: resolve(base, target.path), content: target.content ?? '' },
-    })),
+    calls: (bases.length > 0 ? bases : [payload.cwd]).flatMap((base) =>
+      targets.flatMap((each) =>
+        (each ?? []).map((target) => ({
+          tool: 'Write',
+          input: { file_path: resolve(base, target.path), content: target.content ?? '' },
+        })),
+      ),
+    ),
   };
 }
 
