@@ -249,6 +249,27 @@ describe('guard: a host search over a folder holding denied files reads them', (
     }
     for (const [host, hook] of searches)
       expect(await answer(host, hook, ['Bash(rm *)']), `${host} ${JSON.stringify(hook)}`).not.toBe('deny');
+    // The search's own filter: only the files it selects are read.
+    for (const [rule, file] of denials) {
+      expect(
+        await answer('claude', { tool_name: 'Grep', tool_input: { pattern: 'KEY', glob: '*.ts' } }, [rule]),
+        rule,
+      ).toBe('allow');
+      expect(
+        await answer(
+          'gemini',
+          { tool_name: 'search_file_content', tool_input: { pattern: 'KEY', include: '*.ts' } },
+          [rule],
+        ),
+        rule,
+      ).toBe('allow');
+      const name = file.split('/').at(-1) ?? file;
+      for (const glob of [name, `**/${name}`, '*', '!*.ts'])
+        expect(
+          await answer('claude', { tool_name: 'Grep', tool_input: { pattern: 'KEY', glob } }, [rule]),
+          `${rule} ${glob}`,
+        ).toBe('ask');
+    }
   });
 });
 

@@ -88,7 +88,7 @@ function searchedDenial(session: Session, call: GuardCall): CallDecision | undef
   const isReadDenied = session.context.run.isReadDenied;
   if (!isReadDenied || !call.walks) return undefined;
   for (const root of call.walks) {
-    const found = deniedUnder(root, isReadDenied, session.context.run.cwd);
+    const found = deniedUnder(root, isReadDenied, session.context.run.cwd, undefined, call.walkGlob);
     if (found.kind === 'none') continue;
     const what =
       found.kind === 'found'

@@ -37,6 +37,8 @@ export interface GuardCall {
    * cover; the host's search does not, so a denied file under one is a read of it.
    */
   walks?: string[];
+  /** The search's own file filter (`glob`, `include`): only files it selects are read. */
+  walkGlob?: string;
 }
 
 /** What the guard does with one host tool call. */
@@ -201,11 +203,20 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
       [input['command']],
       [],
     );
-  if (name === 'Grep')
+  if (name === 'Grep') {
+    const glob = text(input['glob']);
     return {
       kind: 'decide',
-      calls: [{ tool: name, input, walks: [resolve(payload.cwd, text(input['path']) ?? '.')] }],
+      calls: [
+        {
+          tool: name,
+          input,
+          walks: [resolve(payload.cwd, text(input['path']) ?? '.')],
+          ...(glob ? { walkGlob: glob } : {}),
+        },
+      ],
     };
+  }
   if (sameNamed.has(name)) return { kind: 'decide', calls: [{ tool: name, input }] };
   switch (name) {
     case 'LS':
@@ -381,6 +392,7 @@ function planGemini(payload: HookPayload): GuardPlan {
         tool: 'Grep',
         input: { pattern: text(input['pattern']) ?? '', path, ...(include ? { glob: include } : {}) },
         walks: [path],
+        ...(include ? { walkGlob: include } : {}),
       }));
     }
     case 'list_directory':
