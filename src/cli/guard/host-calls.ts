@@ -115,11 +115,6 @@ const ownStateTools = new Set([
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Where a host tool says it runs, relative to the hook's cwd. */
-function directoryOf(payload: HookPayload, ...values: unknown[]): string | undefined {
-  return directoriesOf(payload, ...values)[0];
-}
-
 /**
  * Every folder the fields name, relative to the hook's cwd. Hosts have renamed these fields between
  * versions (`directory` → `dir_path`), so which one a host reads is not the guard's to guess: each
@@ -187,7 +182,7 @@ function mcpCall(payload: HookPayload): GuardPlan {
 
 /** The calls efferent decides for one host tool call. */
 export function planGuardCalls(payload: HookPayload): GuardPlan {
-  const { toolName: name, toolInput: input } = payload;
+  const name = payload.toolName;
   if (name.startsWith('mcp__')) return mcpCall(payload);
   if (ownStateTools.has(name))
     return { kind: 'no-opinion', reason: `${name} only changes the agent's own state` };
