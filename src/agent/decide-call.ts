@@ -1,4 +1,4 @@
-import { type DecisionTrace, EfferentError } from '../core/index.ts';
+import { type DecisionTrace, EfferentError, type PermissionDecision } from '../core/index.ts';
 import { loadDefaultShellAnalyzer } from '../permissions/index.ts';
 import { findTool } from '../registry/index.ts';
 import type { Session } from './session.ts';
@@ -12,6 +12,8 @@ export interface CallDecision {
   readOnly: boolean | null;
   trace: DecisionTrace;
   message?: string;
+  /** For an ask: why (see PermissionDecision.askKind); `default` is only "no rule allows it". */
+  askKind?: PermissionDecision['askKind'];
 }
 
 /**
@@ -61,6 +63,7 @@ export async function decideCall(
     trace: decision.trace,
   };
   if (decision.message !== undefined) result.message = decision.message;
+  if (result.behavior === 'ask' && decision.askKind !== undefined) result.askKind = decision.askKind;
   return result;
 }
 

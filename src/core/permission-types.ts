@@ -92,6 +92,12 @@ export interface PermissionDecision {
   message?: string;
   suggestions?: PermissionSuggestion[];
   trace: DecisionTrace;
+  /**
+   * For an ask: why. `default` is only "no rule allows it"; the others are an ask rule, a safety
+   * check, a command the analysis could not vouch for, or a path outside the working directories.
+   * Absent when the ask came from elsewhere (a hook): treat it as not `default`.
+   */
+  askKind?: 'rule' | 'safety' | 'analysis' | 'workspace' | 'default';
 }
 
 /**

@@ -44,16 +44,26 @@ export class McpManager {
 
   constructor(servers: readonly ConfiguredMcpServer[], options: McpManagerOptions = {}) {
     this.#options = options;
+    const enabled = servers.filter((server) => server.status === 'enabled');
+    const connections = new Map(
+      enabled.map((server) => [server, new McpConnection(server.name, server.config, options)]),
+    );
+    // Two configured names that normalise alike ("a.b", "a_b") still get distinct prefixes. The
+    // user's, the policy's and --mcp-config servers claim theirs first: a repository's server named
+    // "memory." must not take `mcp__memory` (and the rules written for it) from the user's "memory".
     const used = new Set<string>();
-    for (const server of servers) {
-      if (server.status !== 'enabled') continue;
-      const connection = new McpConnection(server.name, server.config, options);
-      // Two configured names that normalise alike ("a.b", "a_b") still get distinct prefixes.
+    for (const server of [...enabled].sort(
+      (a, b) => Number(a.scope === 'project') - Number(b.scope === 'project'),
+    )) {
+      const connection = connections.get(server);
+      if (!connection) continue;
       const base = normalizeServerName(server.name);
       let name = base;
       for (let n = 2; used.has(name); n += 1) name = `${base}-${n}`;
       used.add(name);
       this.#serverNames.set(connection, name);
+    }
+    for (const connection of connections.values()) {
       connection.onToolsChanged = () => this.#refresh(connection);
       this.connections.push(connection);
     }

@@ -81,6 +81,44 @@ function toCallToolResult(block: ToolResultBlock): CallToolResult {
   return block.isError ? { content, isError: true } : { content };
 }
 
+/** The most of a call's input an approval question shows; past it the question says how much is hidden. */
+const maxShownInput = 2_000;
+
+/**
+ * Characters that act on a display instead of printing: C0 controls but newline and tab, DEL, C1
+ * controls, and the direction controls that reorder what is shown (U+061C, U+200E/F, U+202A–E,
+ * U+2066–9).
+ */
+const acting = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from the call shown as it is: every acting character as a visible escape (`\u202e`). */
+function visibleText(text: string): string {
+  return text.replace(acting, (char) => {
+    const code = char.charCodeAt(0);
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * The call's input as the question shows it: escaped, runs of blanks counted (padding must not push
+ * the end of a command out of sight), and anything past {@link maxShownInput} announced, never cut
+ * silently.
+ */
+function shownInput(input: Record<string, unknown>): string {
+  const text = visibleText(JSON.stringify(input)).replace(/ {4,}/g, (run) => ` ⟨${run.length} spaces⟩ `);
+  return text.length > maxShownInput
+    ? `${text.slice(0, maxShownInput)}… (${text.length - maxShownInput} more characters not shown; deny if unsure)`
+    : text;
+}
+
+/** What the MCP client's user is asked: the call, why efferent asks, the preview, and the input. */
+function approvalQuestion(prompt: PermissionPrompt): string {
+  const preview = prompt.preview ? `\n\n${visibleText(prompt.preview)}` : '';
+  return `Allow ${prompt.toolName}? ${visibleText(prompt.message)}${preview}\nInput: ${shownInput(prompt.input)}`;
+}
+
 const decisionSchema = {
   type: 'object' as const,
   properties: {
@@ -124,7 +162,7 @@ export function createEfferentMcpServer(options: ServeOptions): {
       const answer = await server.elicitInput(
         {
           mode: 'form',
-          message: `Allow ${prompt.toolName}? ${prompt.message}${prompt.preview ? `\n\n${prompt.preview}` : ''}\nInput: ${JSON.stringify(prompt.input).slice(0, 1_000)}`,
+          message: approvalQuestion(prompt),
           requestedSchema: decisionSchema,
         },
         { signal },

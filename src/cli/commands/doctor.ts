@@ -15,6 +15,7 @@ import { locateRipgrep } from '../../tools/shared/ripgrep.ts';
 import { mcpConfigOptions } from '../terminal/mcp-session.ts';
 import { chooseModelSpec } from '../terminal/resolve-provider.ts';
 import { statusLineSetting } from '../terminal/status-line.ts';
+import { terminalText } from '../terminal/terminal-text.ts';
 import {
   addSessionFlags,
   resolveTrust,
@@ -166,6 +167,7 @@ export function registerDoctorCommand(program: Command): void {
     out.push(
       `Ripgrep: ${rg.source === 'js' ? 'none usable; Grep and Glob use the built-in JavaScript search' : `${rg.path} ${rg.version} (${rg.source})`}`,
     );
-    process.stdout.write(`${out.join('\n')}\n`);
+    // The report quotes the project's files (rules, hooks, MCP commands): only as text.
+    process.stdout.write(`${terminalText(out.join('\n'))}\n`);
   });
 }

@@ -121,6 +121,17 @@ describe('efferent guard', () => {
     expect(output.hookSpecificOutput['permissionDecision']).toBe('deny');
     expect(output.hookSpecificOutput['permissionDecisionReason']).toMatch(/\.git\/hooks\/pre-commit/);
 
+    // Codex applies a patch carried in a shell heredoc itself: its files are decided as writes.
+    const carried = guard({
+      hook_event_name: 'PreToolUse',
+      turn_id: 't1',
+      tool_name: 'Bash',
+      tool_input: { command: `apply_patch <<'EOF'\n${patch.replace('*** Update', '  *** Update')}\nEOF` },
+    });
+    expect(JSON.parse(carried.stdout)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'deny' },
+    });
+
     // A command no rule allows is left to Codex's own approval.
     const install = guard({
       hook_event_name: 'PreToolUse',
@@ -129,6 +140,37 @@ describe('efferent guard', () => {
       tool_input: { command: 'npm install' },
     });
     expect(install.stdout.trim()).toBe('{}');
+  });
+
+  it('leaves an in-project write that no rule allows to Codex and Gemini, and blocks asks with a reason of their own', () => {
+    const codex = (command: string, ...args: string[]) =>
+      guard(
+        { hook_event_name: 'PreToolUse', turn_id: 't2', tool_name: 'Bash', tool_input: { command } },
+        ...args,
+      );
+    const gemini = (command: string) =>
+      guard({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
+    // Only "no rule allows it": the host's own approval decides, as it would without the guard.
+    for (const command of ['echo x > out.txt', 'printf "%s" y >> build/log.txt', 'touch notes.md']) {
+      expect(codex(command).stdout.trim(), command).toBe('{}');
+      expect(gemini(command).stdout.trim(), command).toBe('{}');
+    }
+    // Asks that a safety check, the analysis, the workspace or an ask rule raised are blocked.
+    const flagged = [
+      ['echo x > .git/hooks/pre-commit'],
+      [`echo x > ${join(home, 'outside.txt')}`],
+      ['eval "$(cat payload)"'],
+      ['npm publish', '--settings', JSON.stringify({ permissions: { ask: ['Bash(npm publish:*)'] } })],
+    ];
+    for (const [command, ...args] of flagged) {
+      const output = JSON.parse(codex(command as string, ...args).stdout) as {
+        hookSpecificOutput?: { permissionDecision: string };
+      };
+      expect(output.hookSpecificOutput?.permissionDecision, command).toBe('deny');
+    }
+    expect(JSON.parse(gemini(`echo x > ${join(home, 'outside.txt')}`).stdout)).toMatchObject({
+      decision: 'deny',
+    });
   });
 
   it("answers Gemini CLI's BeforeTool with decision and reason", () => {

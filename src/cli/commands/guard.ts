@@ -3,13 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
-import {
-  type AnyTool,
-  errorMessage,
-  isInsideDirectory,
-  type PermissionMode,
-  type TraceStep,
-} from '../../core/index.ts';
+import { type AnyTool, errorMessage, isInsideDirectory, type PermissionMode } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
 import {
   type GuardVerdict,
@@ -27,7 +21,9 @@ import {
   parseHookPayload,
   planGuardCalls,
 } from '../guard/host-calls.ts';
+import { deniedUnder } from '../guard/denied-under.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
+import { terminalText } from '../terminal/terminal-text.ts';
 import {
   addSessionFlags,
   resolveTrust,
@@ -35,7 +31,7 @@ import {
   sessionOptionsFromFlags,
 } from '../terminal/session-flags.ts';
 
-interface GuardFlags extends SessionFlags {
+export interface GuardFlags extends SessionFlags {
   agent?: GuardHost;
   mode?: PermissionMode;
   home?: string;
@@ -45,10 +41,10 @@ interface GuardFlags extends SessionFlags {
 }
 
 /** The decision for a host call, and the sentence that explains it. */
-interface GuardDecision {
+export interface GuardDecision {
   verdict: GuardVerdict;
   reason: string;
-  /** An ask raised by a safety check, the analysis or an ask rule, not merely "no rule allows it". */
+  /** An ask raised by a safety check, the analysis, the workspace or an ask rule, not merely "no rule allows it". */
   flagged?: boolean;
 }
 
@@ -84,21 +80,40 @@ function knownFields(session: Session, call: GuardCall): Record<string, unknown>
 }
 
 /**
- * A step that asks for a reason of its own: a safety check, the shell analysis, an ask rule, or a
- * path outside the working directories. What is left is the plain "no rule allows it".
+ * A safety ask when the host reads every file of a folder (its search, `read_many_files` of a
+ * folder) and the folder holds a file the Read deny rules cover, or is too large to check: the
+ * host's search does not leave such files out as efferent's Grep does.
  */
-const raisesAsk = (step: TraceStep): boolean =>
-  step.outcome === 'ask' &&
-  (step.stage === 'safety' ||
-    step.stage === 'analysis' ||
-    (step.stage === 'rule' && step.rule !== undefined) ||
-    step.detail.includes('outside the working directories'));
+function searchedDenial(session: Session, call: GuardCall): CallDecision | undefined {
+  const isReadDenied = session.context.run.isReadDenied;
+  if (!isReadDenied || !call.walks) return undefined;
+  for (const root of call.walks) {
+    const found = deniedUnder(root, isReadDenied, session.context.run.cwd, undefined, call.walkGlob);
+    if (found.kind === 'none') continue;
+    const what =
+      found.kind === 'found'
+        ? `${root} holds ${found.path}, which a Read deny rule covers`
+        : `${root} holds too many files to check against the Read deny rules`;
+    const detail = `Safety check: ${call.tool} reads every file under ${root}, and ${what}; the agent's own search does not leave denied files out.`;
+    return {
+      tool: call.tool,
+      behavior: 'ask',
+      askKind: 'safety',
+      readOnly: true,
+      trace: [{ stage: 'safety', outcome: 'ask', detail }],
+      message: `${detail} Search a narrower folder, or ask the user.`,
+    };
+  }
+  return undefined;
+}
 
 function explain(decision: CallDecision): string {
   const decisive = [...decision.trace].reverse().find((step) => step.outcome === decision.behavior);
   // An ask's reason is shown to the person, who needs why, not the model's instructions in `message`.
-  if (decision.behavior === 'ask' && decisive) return decisive.detail;
-  return decision.message ?? decisive?.detail ?? `${decision.tool}: ${decision.behavior}`;
+  // It quotes the call, and the host prints it: characters that act on a terminal (ESC, direction
+  // controls) are shown as escapes, so the reason cannot redraw or reorder what is approved.
+  if (decision.behavior === 'ask' && decisive) return terminalText(decisive.detail);
+  return terminalText(decision.message ?? decisive?.detail ?? `${decision.tool}: ${decision.behavior}`);
 }
 
 /**
@@ -118,7 +133,8 @@ export function hookProjectRoot(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
 }
 
-async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
+/** The guard's decision for one hook payload: every efferent call the host call maps to, the strongest answer. */
+export async function decideHookPayload(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
   const plan = planGuardCalls(payload);
   if (plan.kind === 'no-opinion') return { verdict: 'no-opinion', reason: plan.reason };
   if (plan.kind === 'unknown') return { verdict: 'ask', reason: `${plan.reason}, so it is asked about` };
@@ -148,10 +164,12 @@ async function decide(payload: HookPayload, flags: GuardFlags): Promise<GuardDec
     const reasons: string[] = [];
     for (const planned of plan.calls) {
       const call = inFolder(planned, session.context.run.cwd);
-      const decision = await decideCall(session, call.tool, knownFields(session, call));
+      const decided = await decideCall(session, call.tool, knownFields(session, call));
+      const decision = decided.behavior === 'deny' ? decided : (searchedDenial(session, planned) ?? decided);
       const reason = explain(decision);
       reasons.push(reason);
-      const flagged = decision.behavior === 'ask' && decision.trace.some(raisesAsk);
+      // Only "no rule allows it" (`default`) may be left to the host; an ask of unknown kind is flagged.
+      const flagged = decision.behavior === 'ask' && decision.askKind !== 'default';
       if (
         strength[decision.behavior] > strength[strongest.verdict] ||
         (decision.behavior === strongest.verdict && flagged && !strongest.flagged)
@@ -204,7 +222,7 @@ export function registerGuardCommand(program: Command): void {
     let decision: GuardDecision;
     try {
       payload = parseHookPayload(await readStdin(), flags.agent);
-      decision = await decide(payload, flags);
+      decision = await decideHookPayload(payload, flags);
     } catch (error) {
       // Every host runs the tool when a hook fails in any other way: exit 2 is the one answer that blocks.
       process.stderr.write(

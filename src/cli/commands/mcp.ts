@@ -17,6 +17,7 @@ import {
   type SessionFlags,
   sessionOptionsFromFlags,
 } from '../terminal/session-flags.ts';
+import { terminalText } from '../terminal/terminal-text.ts';
 
 interface ServeFlags extends SessionFlags {
   mode?: PermissionMode;
@@ -74,7 +75,8 @@ export function registerMcpCommand(program: Command): void {
   ).action(async (flags: SessionFlags) => {
     const { configuration, servers, manager } = await inspect(flags);
     try {
-      for (const warning of configuration.warnings) process.stderr.write(`notice: ${warning}\n`);
+      for (const warning of configuration.warnings)
+        process.stderr.write(`notice: ${terminalText(warning)}\n`);
       if (servers.length === 0) {
         process.stdout.write(
           'No MCP servers configured (.mcp.json, ~/.efferent/settings.json or --mcp-config).\n',
@@ -83,7 +85,7 @@ export function registerMcpCommand(program: Command): void {
       }
       for (const server of servers) {
         process.stdout.write(
-          `${server.name}  [${server.scope}]  ${describeTransport(server)}  ${statusOf(server, manager)}\n`,
+          `${terminalText(`${server.name}  [${server.scope}]  ${describeTransport(server)}  ${statusOf(server, manager)}`)}\n`,
         );
       }
     } finally {
@@ -124,7 +126,7 @@ export function registerMcpCommand(program: Command): void {
           .join(', ');
         lines.push(`    ${tool.name}${hints ? ` (${hints})` : ''}`);
       }
-      process.stdout.write(`${lines.join('\n')}\n`);
+      process.stdout.write(`${terminalText(lines.join('\n'))}\n`);
     } finally {
       await manager.dispose();
     }

@@ -337,7 +337,10 @@ export function registerRunCommand(program: Command): void {
         prompts,
         history,
         onMessage: (message) => void transcript.append(message),
-        customCommands: loadCustomCommands(commandFolders(cwd, configDir, homedir()), cwd),
+        customCommands: loadCustomCommands(
+          commandFolders(cwd, configDir, homedir(), { trusted: session.settings.trusted }),
+          cwd,
+        ),
         switchModel: (spec) => resolveProvider(spec, env, process.cwd()),
         ...statusLineOption(session, provider.model),
       });

@@ -21,7 +21,7 @@ export type OnAllow = 'allow' | 'defer';
 /**
  * The verdict the host gets, after `--on-ask` / `--on-allow` and what the host can express. With
  * `--on-ask ask` (the default), a host without an ask (Codex, Gemini CLI) gets a deny for an ask that
- * a safety check, the analysis or an ask rule raised, and no opinion (its own approval decides) for a
+ * a safety check, the analysis, the workspace or an ask rule raised, and no opinion (its own approval decides) for a
  * call that is only not allowed by any rule.
  */
 export function hostVerdict(

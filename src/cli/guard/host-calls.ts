@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { type PermissionMode, permissionModes } from '../../core/index.ts';
-import { patchTargets } from './apply-patch.ts';
+import { containsPatch, patchTargets } from './apply-patch.ts';
 
 /**
  * What another agent's pre-tool hook sends, turned into the calls efferent decides. Claude Code and
@@ -22,6 +22,8 @@ export interface HookPayload {
   toolInput: Record<string, unknown>;
   /** The host's permission mode, when it sends one that efferent has too. */
   permissionMode?: PermissionMode;
+  /** For an MCP tool, the server the host says serves it (Gemini CLI's `mcp_context.server_name`). */
+  mcpServer?: string;
 }
 
 /** One call efferent decides: an efferent tool (or a stand-in of one) and its input. */
@@ -30,6 +32,13 @@ export interface GuardCall {
   input: Record<string, unknown>;
   /** Where the call runs, when the host says it runs elsewhere than the session's folder. */
   cwd?: string;
+  /**
+   * Folders the host reads every file of. efferent's own Grep leaves out what the Read deny rules
+   * cover; the host's search does not, so a denied file under one is a read of it.
+   */
+  walks?: string[];
+  /** The search's own file filter (`glob`, `include`): only files it selects are read. */
+  walkGlob?: string;
 }
 
 /** What the guard does with one host tool call. */
@@ -68,6 +77,8 @@ export function parseHookPayload(text: string, forced?: GuardHost, fallbackCwd =
   const result: HookPayload = { host, cwd, toolName, toolInput };
   if (typeof mode === 'string' && (permissionModes as readonly string[]).includes(mode))
     result.permissionMode = mode as PermissionMode;
+  const server = (payload['mcp_context'] as { server_name?: unknown } | null | undefined)?.server_name;
+  if (typeof server === 'string' && server !== '') result.mcpServer = server;
   return result;
 }
 
@@ -104,13 +115,24 @@ const ownStateTools = new Set([
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Where a host tool says it runs, relative to the hook's cwd. */
-function directoryOf(payload: HookPayload, ...values: unknown[]): string | undefined {
-  for (const value of values) {
-    const given = text(value);
-    if (given !== undefined && given !== '') return resolve(payload.cwd, given);
-  }
-  return undefined;
+/**
+ * Every folder the fields name, relative to the hook's cwd. Hosts have renamed these fields between
+ * versions (`directory` → `dir_path`), so which one a host reads is not the guard's to guess: each
+ * value given is a folder the call may run in, and each is decided.
+ */
+function directoriesOf(payload: HookPayload, ...values: unknown[]): string[] {
+  const folders = values
+    .map(text)
+    .filter((given): given is string => given !== undefined && given !== '')
+    .map((given) => resolve(payload.cwd, given));
+  return [...new Set(folders)];
+}
+
+/** Every distinct non-empty string among the fields, in order (see {@link directoriesOf}). */
+function textsOf(...values: unknown[]): string[] {
+  return [
+    ...new Set(values.map(text).filter((given): given is string => given !== undefined && given !== '')),
+  ];
 }
 
 /** A command written as argv (`["bash", "-lc", "…"]`) as the script bash runs. */
@@ -134,10 +156,34 @@ function mcpStandIn(name: string, input: Record<string, unknown>): GuardPlan {
   return { kind: 'decide', calls: [{ tool: name, input }] };
 }
 
+/** True when a rule can name the server exactly: `mcp__<server>` never holds another `__`. */
+const nameableServer = (server: string): boolean => /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/.test(server);
+
+/**
+ * An MCP tool, under the server that serves it. `mcp__a__b__t` splits two ways (server `a`, tool
+ * `b__t`; or server `a__b`, tool `t`), and rules name servers by the first: a server named `a__b`
+ * (or `a__`) would get the rules of server `a`. With the host's word for the server
+ * (`mcp_context`), a server a rule can name exactly decides by its rules and any other is unknown
+ * (asked about); without it, a name that splits two ways is unknown, and any other is decided as it is.
+ */
+function mcpCall(payload: HookPayload): GuardPlan {
+  const { toolName: name, toolInput: input, mcpServer } = payload;
+  const ambiguous: GuardPlan = {
+    kind: 'unknown',
+    reason: `the MCP tool name ${name} may belong to more than one server, so no server's rules decide it`,
+  };
+  if (mcpServer !== undefined) {
+    if (!nameableServer(mcpServer) || !name.startsWith(`mcp__${mcpServer}__`)) return ambiguous;
+    return mcpStandIn(name, input);
+  }
+  if (name.slice('mcp__'.length).split('__').length > 2) return ambiguous;
+  return mcpStandIn(name, input);
+}
+
 /** The calls efferent decides for one host tool call. */
 export function planGuardCalls(payload: HookPayload): GuardPlan {
-  const { toolName: name, toolInput: input } = payload;
-  if (name.startsWith('mcp__')) return mcpStandIn(name, input);
+  const name = payload.toolName;
+  if (name.startsWith('mcp__')) return mcpCall(payload);
   if (ownStateTools.has(name))
     return { kind: 'no-opinion', reason: `${name} only changes the agent's own state` };
   return payload.host === 'gemini' ? planGemini(payload) : planClaudeOrCodex(payload);
@@ -145,6 +191,27 @@ export function planGuardCalls(payload: HookPayload): GuardPlan {
 
 function planClaudeOrCodex(payload: HookPayload): GuardPlan {
   const { toolName: name, toolInput: input } = payload;
+  if (name === 'Bash')
+    return withCarriedPatches(
+      payload,
+      { kind: 'decide', calls: [{ tool: name, input }] },
+      [input['command']],
+      [],
+    );
+  if (name === 'Grep') {
+    const glob = text(input['glob']);
+    return {
+      kind: 'decide',
+      calls: [
+        {
+          tool: name,
+          input,
+          walks: [resolve(payload.cwd, text(input['path']) ?? '.')],
+          ...(glob ? { walkGlob: glob } : {}),
+        },
+      ],
+    };
+  }
   if (sameNamed.has(name)) return { kind: 'decide', calls: [{ tool: name, input }] };
   switch (name) {
     case 'LS':
@@ -163,13 +230,15 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
     case 'ReadMcpResourceTool': {
       const server = text(input['server']);
       if (!server) return { kind: 'unknown', reason: 'ReadMcpResourceTool names no server' };
+      if (!nameableServer(server))
+        return { kind: 'unknown', reason: `no server's rules can name the MCP server ${server}` };
       return mcpStandIn(`mcp__${server}__ReadMcpResource`, input);
     }
     case 'shell':
     case 'local_shell':
     case 'shell_command':
     case 'exec_command':
-      return shellCall(payload, input['command'] ?? input['cmd'], input['workdir']);
+      return shellCall(payload, [input['command'], input['cmd']], [input['workdir']]);
     case 'apply_patch':
       return patchCalls(payload);
     default:
@@ -181,24 +250,98 @@ function decideOne(tool: string, input: Record<string, unknown>, cwd?: string): 
   return { kind: 'decide', calls: [cwd ? { tool, input, cwd } : { tool, input }] };
 }
 
-function shellCall(payload: HookPayload, command: unknown, workdir: unknown): GuardPlan {
-  const script = commandText(command);
-  if (script === undefined) return { kind: 'unknown', reason: `${payload.toolName} sent no command text` };
-  return decideOne('Bash', { command: script }, directoryOf(payload, workdir));
+/**
+ * A shell call: each command field the host may run (`command`, `cmd`) in each folder it may run in.
+ * A patch inside the command (`apply_patch <<'EOF'`, `["apply_patch", PATCH]`) is applied by the host
+ * itself rather than by a shell, so its files are decided as writes too, from every folder the
+ * command could start in (the host's and a leading `cd`).
+ */
+function shellCall(payload: HookPayload, commands: unknown[], workdirs: unknown[]): GuardPlan {
+  const given = commands.filter((command) => command !== undefined);
+  const scripts = given.map(commandText);
+  if (scripts.length === 0 || scripts.some((script) => script === undefined))
+    return { kind: 'unknown', reason: `${payload.toolName} sent no command text` };
+  const folders = directoriesOf(payload, ...workdirs);
+  const calls: GuardCall[] = [];
+  for (const script of new Set(scripts as string[])) {
+    for (const cwd of folders.length > 0 ? folders : [undefined])
+      calls.push(
+        cwd
+          ? { tool: 'Bash', input: { command: script }, cwd }
+          : { tool: 'Bash', input: { command: script } },
+      );
+  }
+  return withCarriedPatches(payload, { kind: 'decide', calls }, given, folders);
+}
+
+/** A decided shell plan plus the writes of any patch its commands carry; an unreadable patch is unknown. */
+function withCarriedPatches(
+  payload: HookPayload,
+  plan: Extract<GuardPlan, { kind: 'decide' }>,
+  commands: unknown[],
+  folders: string[],
+): GuardPlan {
+  const writes: GuardCall[] = [];
+  for (const command of commands) {
+    const carried = patchInCommand(payload, command, folders);
+    if (carried === undefined)
+      return {
+        kind: 'unknown',
+        reason: `${payload.toolName} carries a patch that names no file efferent can read`,
+      };
+    writes.push(...carried);
+  }
+  return { kind: 'decide', calls: [...plan.calls, ...writes] };
+}
+
+/**
+ * The writes of a patch carried in a shell command: none when the command holds no patch, undefined
+ * when it holds one whose files cannot be read.
+ */
+function patchInCommand(payload: HookPayload, command: unknown, folders: string[]): GuardCall[] | undefined {
+  const words = Array.isArray(command) ? command : [command];
+  const whole = words.filter((word) => typeof word === 'string').join('\n');
+  if (!containsPatch(whole)) return [];
+  const targets = patchTargets(whole);
+  if (!targets) return undefined;
+  const bases = new Set([payload.cwd, ...folders]);
+  for (const folder of [...bases]) for (const moved of leadingCds(whole)) bases.add(resolve(folder, moved));
+  return [...bases].flatMap((base) =>
+    targets.map((target) => ({
+      tool: 'Write',
+      input: { file_path: resolve(base, target.path), content: target.content ?? '' },
+    })),
+  );
+}
+
+/** The folders `cd DIR &&` moves into anywhere in a script (quoted or not); over-reading adds writes. */
+function leadingCds(script: string): string[] {
+  const folders: string[] = [];
+  for (const match of script.matchAll(/(?:^|[\s;&|(])cd\s+(?:'([^']*)'|"([^"]*)"|([^\s;&|)]+))/g)) {
+    const folder = match[1] ?? match[2] ?? match[3];
+    if (folder) folders.push(folder);
+  }
+  return folders;
 }
 
 function patchCalls(payload: HookPayload): GuardPlan {
   const { toolInput: input } = payload;
-  const patch = text(input['command']) ?? text(input['input']) ?? text(input['patch']);
-  const targets = patch === undefined ? undefined : patchTargets(patch);
-  if (!targets) return { kind: 'unknown', reason: 'the patch names no file efferent can read' };
-  const base = directoryOf(payload, input['workdir']) ?? payload.cwd;
+  // Each field that may carry the patch is decided (see {@link directoriesOf}).
+  const patches = textsOf(input['command'], input['input'], input['patch']);
+  const targets = patches.map(patchTargets);
+  if (targets.length === 0 || targets.some((each) => each === undefined))
+    return { kind: 'unknown', reason: 'the patch names no file efferent can read' };
+  const bases = directoriesOf(payload, input['workdir']);
   return {
     kind: 'decide',
-    calls: targets.map((target) => ({
-      tool: 'Write',
-      input: { file_path: resolve(base, target.path), content: target.content ?? '' },
-    })),
+    calls: (bases.length > 0 ? bases : [payload.cwd]).flatMap((base) =>
+      targets.flatMap((each) =>
+        (each ?? []).map((target) => ({
+          tool: 'Write',
+          input: { file_path: resolve(base, target.path), content: target.content ?? '' },
+        })),
+      ),
+    ),
   };
 }
 
@@ -206,36 +349,49 @@ const hasGlob = (value: string) => /[*?[{]/.test(value);
 
 function planGemini(payload: HookPayload): GuardPlan {
   const { toolName: name, toolInput: input, cwd } = payload;
-  const filePath = text(input['file_path']) ?? text(input['absolute_path']) ?? text(input['path']);
-  const directory = directoryOf(payload, input['dir_path'], input['directory'], input['path']) ?? cwd;
+  const filePaths = textsOf(input['file_path'], input['absolute_path'], input['path']);
+  const named = directoriesOf(payload, input['dir_path'], input['directory'], input['path']);
+  const directories = named.length > 0 ? named : [cwd];
+  const inEach = (call: (path: string) => GuardCall): GuardPlan => ({
+    kind: 'decide',
+    calls: directories.map(call),
+  });
   switch (name) {
     case 'run_shell_command':
-      return shellCall(payload, input['command'], input['dir_path'] ?? input['directory']);
+      return shellCall(payload, [input['command']], [input['dir_path'], input['directory']]);
     case 'read_file':
-      return filePath ? decideOne('Read', { file_path: resolve(cwd, filePath) }) : missing(name, 'file_path');
+      return eachPath(filePaths, name, (path) => ({
+        tool: 'Read',
+        input: { file_path: resolve(cwd, path) },
+      }));
     case 'write_file':
-      return filePath
-        ? decideOne('Write', { file_path: resolve(cwd, filePath), content: text(input['content']) ?? '' })
-        : missing(name, 'file_path');
+      return eachPath(filePaths, name, (path) => ({
+        tool: 'Write',
+        input: { file_path: resolve(cwd, path), content: text(input['content']) ?? '' },
+      }));
     case 'replace':
-      return filePath
-        ? decideOne('Edit', {
-            file_path: resolve(cwd, filePath),
-            old_string: text(input['old_string']) ?? '',
-            new_string: text(input['new_string']) ?? '',
-          })
-        : missing(name, 'file_path');
+      return eachPath(filePaths, name, (path) => ({
+        tool: 'Edit',
+        input: {
+          file_path: resolve(cwd, path),
+          old_string: text(input['old_string']) ?? '',
+          new_string: text(input['new_string']) ?? '',
+        },
+      }));
     case 'glob':
-      return decideOne('Glob', { pattern: text(input['pattern']) ?? '*', path: directory });
+      return inEach((path) => ({ tool: 'Glob', input: { pattern: text(input['pattern']) ?? '*', path } }));
     case 'search_file_content':
     case 'grep_search': {
-      const grep: Record<string, unknown> = { pattern: text(input['pattern']) ?? '', path: directory };
       const include = text(input['include']);
-      if (include) grep['glob'] = include;
-      return decideOne('Grep', grep);
+      return inEach((path) => ({
+        tool: 'Grep',
+        input: { pattern: text(input['pattern']) ?? '', path, ...(include ? { glob: include } : {}) },
+        walks: [path],
+        ...(include ? { walkGlob: include } : {}),
+      }));
     }
     case 'list_directory':
-      return decideOne('Glob', { pattern: '*', path: directory });
+      return inEach((path) => ({ tool: 'Glob', input: { pattern: '*', path } }));
     case 'read_many_files':
       return readMany(payload);
     case 'web_fetch': {
@@ -250,6 +406,11 @@ function planGemini(payload: HookPayload): GuardPlan {
     default:
       return { kind: 'unknown', reason: `efferent does not know the tool ${name}` };
   }
+}
+
+/** One call per path a file tool's fields name (see {@link directoriesOf}): the host opens one of them. */
+function eachPath(paths: string[], name: string, call: (path: string) => GuardCall): GuardPlan {
+  return paths.length > 0 ? { kind: 'decide', calls: paths.map(call) } : missing(name, 'file_path');
 }
 
 function missing(name: string, field: string): GuardPlan {
@@ -271,6 +432,11 @@ function readMany(payload: HookPayload): GuardPlan {
     };
   return {
     kind: 'decide',
-    calls: entries.map((entry) => ({ tool: 'Read', input: { file_path: resolve(cwd, entry) } })),
+    // A folder among them is read file by file, recursively.
+    calls: entries.map((entry) => ({
+      tool: 'Read',
+      input: { file_path: resolve(cwd, entry) },
+      walks: [resolve(cwd, entry)],
+    })),
   };
 }

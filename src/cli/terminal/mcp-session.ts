@@ -74,7 +74,7 @@ export async function loadMcpFor(
   const home = options.home ?? homedir();
   const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd));
   const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
-  for (const warning of configuration.warnings) errors.write(`notice: ${warning}\n`);
+  for (const warning of configuration.warnings) errors.write(`notice: ${terminalText(warning)}\n`);
   const enabled = configuration.servers.filter((server) => server.status === 'enabled');
   if (enabled.length === 0) return { manager: undefined, trusted };
   const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
@@ -88,7 +88,7 @@ export async function loadMcpFor(
           },
         }
       : {}),
-    warn: (text) => errors.write(`notice: ${text}\n`),
+    warn: (text) => errors.write(`notice: ${terminalText(text)}\n`),
     oauthStoreDir: mcpOAuthStoreDir(options.env ?? process.env, home),
     ...(interaction.elicit ? { elicit: interaction.elicit } : {}),
     ...(process.env['EFFERENT_DEBUG']
@@ -139,7 +139,7 @@ export async function openSession(
       });
     });
   }
-  for (const failure of manager.failures) errors.write(`notice: ${failure}\n`);
+  for (const failure of manager.failures) errors.write(`notice: ${terminalText(failure)}\n`);
   const { attachMcpToSession } = await import('../../mcp/index.ts');
   try {
     const session = await createSession({

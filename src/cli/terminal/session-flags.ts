@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import { type SessionOptions, trustWorkspace } from '../../agent/index.ts';
 import { EfferentError, type PermissionMode, permissionModes } from '../../core/index.ts';
+import { terminalText } from './terminal-text.ts';
 
 /** The flags every command that opens a session understands. */
 export interface SessionFlags {
@@ -97,7 +98,8 @@ export function reportSettingsNotices(
 ): void {
   // With --untrusted the user asked for exactly this; the trust notices would be noise.
   const shown = flags.untrusted ? notices.filter((notice) => !isTrustNotice(notice)) : notices;
-  for (const notice of shown) errors.write(`notice: ${notice}\n`);
+  // Notices quote the project's own files (a skipped rule): they reach the terminal only as text.
+  for (const notice of shown) errors.write(`notice: ${terminalText(notice)}\n`);
   if (shown.some(isTrustNotice)) {
     errors.write('notice: run with --trust once to trust this folder, or --untrusted to silence this.\n');
   }

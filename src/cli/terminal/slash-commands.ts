@@ -64,14 +64,18 @@ export function loadCustomCommands(folders: readonly string[], projectRoot?: str
   return [...commands.values()];
 }
 
-/** The command folders of a project and a user, in the order they are searched. */
-export function commandFolders(projectRoot: string, configDir: string, home: string): string[] {
-  return [
-    join(projectRoot, '.efferent', 'commands'),
-    join(projectRoot, '.claude', 'commands'),
-    join(configDir, 'commands'),
-    join(home, '.claude', 'commands'),
-  ];
+/** The command folders of a project and a user, in the order they are searched (the user's first in an untrusted folder). */
+export function commandFolders(
+  projectRoot: string,
+  configDir: string,
+  home: string,
+  options: { trusted?: boolean } = {},
+): string[] {
+  const project = [join(projectRoot, '.efferent', 'commands'), join(projectRoot, '.claude', 'commands')];
+  const user = [join(configDir, 'commands'), join(home, '.claude', 'commands')];
+  // A command's text is sent as the person's own message: an untrusted project may add commands,
+  // never take the name of one the user wrote.
+  return options.trusted === false ? [...user, ...project] : [...project, ...user];
 }
 
 /** A custom command's prompt: `$ARGUMENTS` (and `$1`, `$2`, …) replaced, or the arguments appended. */

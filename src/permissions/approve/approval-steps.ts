@@ -107,6 +107,7 @@ export const nobodyToAsk = ({
   ),
   trace,
   ...(suggestions.length ? { suggestions } : {}),
+  ...(first.askKind ? { askKind: first.askKind } : {}),
 });
 
 /** Asks the parent agent (bubble mode) or the user; "allow for the session" and "always" add rules. */

@@ -75,5 +75,7 @@ export function stripEvaluation(evaluation: PermissionDecision): PermissionDecis
   if (evaluation.message !== undefined) decision.message = evaluation.message;
   if (evaluation.updatedInput !== undefined) decision.updatedInput = evaluation.updatedInput;
   if (evaluation.suggestions !== undefined) decision.suggestions = evaluation.suggestions;
+  if (evaluation.behavior === 'ask' && evaluation.askKind !== undefined)
+    decision.askKind = evaluation.askKind;
   return decision;
 }
