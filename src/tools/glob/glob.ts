@@ -17,6 +17,7 @@ import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { NewestFirst } from '../shared/newest-first.ts';
 import { newestThroughPerl, statHelperPerl } from '../shared/perl-newest.ts';
+import { globFind, newestThroughFind } from '../shared/find-newest.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
 import { globSearchRoot, literalPrefix } from './glob-root.ts';
@@ -216,6 +217,39 @@ function listMatching(
   });
 }
 
+/**
+ * Lists through GNU find when it gives the same answer as ripgrep with the stat of every match, in
+ * one pass: ignore files not honoured (find knows none), and an exact glob, whose `-name` form
+ * (`*.ts` for a leading globstar and `*.ts`) matches exactly what ripgrep's glob and picomatch match. False when find
+ * was not used (not there, not GNU, another pattern, or it could not list faithfully), so the caller
+ * lists another way.
+ */
+async function listWithFind(
+  root: string,
+  pattern: string,
+  excluded: string[],
+  respect: boolean,
+  context: ToolUseContext,
+  filter: DenyFilter | undefined,
+  order: NewestFirst,
+): Promise<boolean> {
+  if (respect || !ripgrepGlobIsExact(pattern)) return false;
+  const find = await globFind(context.run.env);
+  if (!find) return false;
+  const found = await newestThroughFind({
+    find,
+    root,
+    name: pattern.startsWith('**/') ? pattern.slice(3) : pattern,
+    excluded,
+    limit: order.limit,
+    signal: context.run.abortController.signal,
+    ...(filter ? { accept: (path: string) => !filter.isHidden(join(root, path)) } : {}),
+  });
+  if (!found) return false;
+  order.merge(found.stamped);
+  return true;
+}
+
 async function listWithJs(
   root: string,
   pattern: string,
@@ -268,7 +302,9 @@ export function createGlobTool(options: GlobOptions = {}) {
       const filter = createDenyFilter(context);
       // Newest first across the whole tree, whichever source listed the files.
       const order = new NewestFirst(target.absolutePath, maxGlobResults + 1);
-      if (rg.source === 'js') {
+      if (await listWithFind(target.absolutePath, pattern, excluded, respect, context, filter, order)) {
+        // Listed and stat'ed by find.
+      } else if (rg.source === 'js') {
         await listWithJs(target.absolutePath, pattern, excluded, respect, context, filter, order);
       } else {
         await listWithRipgrep(
