@@ -207,7 +207,7 @@ describe('GNU find as a Glob source', () => {
         '-c',
         'i=0; while :; do i=$((i+1)); touch -d @1000 churn/$((i%50)).ts; rm -f churn/$(((i+25)%50)).ts; done',
       ],
-      { cwd: root, stdio: 'ignore' },
+      { cwd: root, stdio: 'ignore', detached: true },
     );
     try {
       const expected = stable
@@ -217,7 +217,11 @@ describe('GNU find as a Glob source', () => {
         .map(({ path }) => path);
       for (let run = 0; run < 15; run++) expect(await newest(101)).toEqual(expected);
     } finally {
-      churn.kill('SIGKILL');
+      const ended = new Promise((resolve) => churn.once('exit', resolve));
+      process.kill(-(churn.pid as number), 'SIGKILL');
+      await ended;
+      // A `touch` it started may still be finishing.
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });
 
@@ -228,22 +232,28 @@ describe('GNU find as a Glob source', () => {
     writeFileSync(fake, `#!/bin/sh\nenv > ${scratch}/env-$$\necho $$ >> ${pids}\nexec sleep 30\n`);
     chmodSync(fake, 0o755);
     process.env['POSIXLY_CORRECT'] = '1';
+    const outputs = join(scratch, 'tmp');
+    mkdirSync(outputs);
+    const savedTmp = process.env['TMPDIR'];
+    process.env['TMPDIR'] = outputs;
     const controller = new AbortController();
-    let pending: Promise<unknown>;
+    const pending = newestThroughFind({
+      find: fake,
+      root,
+      excluded,
+      limit: 5,
+      processes: 3,
+      signal: controller.signal,
+    });
+    const started = () => (existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n') : []);
     try {
-      pending = newestThroughFind({
-        find: fake,
-        root,
-        excluded,
-        limit: 5,
-        processes: 3,
-        signal: controller.signal,
-      });
+      while (started().length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
     } finally {
       delete process.env['POSIXLY_CORRECT'];
+      if (savedTmp === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = savedTmp;
     }
-    const started = () => (existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n') : []);
-    while (started().length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(readdirSync(outputs)).toHaveLength(1);
     controller.abort(new Error('stopped'));
     await expect(pending).rejects.toThrow('stopped');
     const running = (pid: string) => {
@@ -258,6 +268,8 @@ describe('GNU find as a Glob source', () => {
     expect(started().filter(running)).toEqual([]);
     const env = readFileSync(join(scratch, `env-${started()[0]}`), 'utf8');
     expect(env).toContain('LC_ALL=C');
+    // Its output files are gone with it.
+    expect(readdirSync(outputs)).toEqual([]);
     expect(env).not.toContain('POSIXLY_CORRECT');
     expect(env).not.toMatch(/^PATH=/m);
   });
