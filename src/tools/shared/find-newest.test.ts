@@ -187,6 +187,18 @@ describe('GNU find as a Glob source', () => {
       './top.ts',
     ]);
     for (const group of groups) expect(group.length).toBeGreaterThanOrEqual(6);
+    // One big directory among many small ones is split between the processes.
+    await rm(join(root, 'big'), { recursive: true });
+    for (let index = 0; index < 40; index++)
+      mkdirSync(join(root, 'pkg0', `mod${index}`), { recursive: true });
+    for (let pkg = 1; pkg < 10; pkg++)
+      for (let index = 0; index < 2; index++)
+        mkdirSync(join(root, `pkg${pkg}`, `mod${index}`), { recursive: true });
+    const skewed = (await findStartingPoints(root, excluded, 2)) as string[][];
+    expect(skewed.flat()).not.toContain('./pkg0');
+    expect(skewed.flat().filter((start) => start.startsWith('./pkg0/'))).toHaveLength(40);
+    for (const group of skewed)
+      expect(group.filter((start) => start.startsWith('./pkg0/')).length).toBeGreaterThan(10);
     // A name find could not be given as an argument: not used (the caller lists another way).
     writeFileSync(invalid(`${root}/`, '.ts'), '');
     expect(await findStartingPoints(root, excluded, 2)).toBeUndefined();

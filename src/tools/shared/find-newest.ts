@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { type FileHandle, mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { isUtf8 } from 'node:buffer';
@@ -126,12 +127,12 @@ const maxExpandDepth = 2;
 /**
  * The root's entries split into `processes` groups of starting points (`./NAME`, so no name reads as
  * an option), every file below the root under exactly one of them: directories are opened one level
- * deeper (up to two) while there are fewer than four per process, so a root with one big directory
- * still spreads its work; files found on the way are starting points themselves. Names in `excluded`
- * are left out at every level, as find's `-prune` leaves them out below. A directory holding a name
- * that is not UTF-8 (arguments are UTF-8 strings) is a starting point itself, not opened. Undefined
- * when find can't be given the starting points faithfully: such a name in the root, a directory that
- * can't be read.
+ * deeper (up to two) while there are fewer than four per process, then weighed by their entries so
+ * the groups get similar work and one big directory is split (see `weighStartingPoints`); files
+ * found on the way are starting points themselves. Names in `excluded` are left out at every level,
+ * as find's `-prune` leaves them out below. A directory holding a name that is not UTF-8 (arguments
+ * are UTF-8 strings) is a starting point itself, not opened. Undefined when find can't be given the
+ * starting points faithfully: such a name in the root, a directory that can't be read.
  */
 export async function findStartingPoints(
   root: string,
@@ -143,41 +144,105 @@ export async function findStartingPoints(
   let frontier = ['.'];
   let directories: string[] = [];
   for (let depth = 0; ; depth++) {
-    const read = await Promise.all(
-      frontier.map((directory) =>
-        readdir(directory === '.' ? root : root + sep + directory.slice(2), { withFileTypes: true }).then(
-          (entries) => ({ directory, entries }),
-          () => undefined,
-        ),
-      ),
-    );
+    const read = await Promise.all(frontier.map((directory) => listDirectory(root, directory, skip)));
     directories = [];
-    for (const listing of read) {
+    for (const [index, listing] of read.entries()) {
       if (!listing) return undefined;
-      // A name that is not UTF-8 can't be passed as an argument: its directory is, unopened (the root
-      // can't: find is not used).
-      if (listing.entries.some((entry) => entry.name.includes('\uFFFD'))) {
-        if (listing.directory === '.') return undefined;
-        directories.push(listing.directory);
+      if (listing === 'unnamable') {
+        if (depth === 0) return undefined;
+        directories.push(frontier[index] as string);
         continue;
       }
-      for (const entry of listing.entries) {
-        if (skip.has(entry.name)) continue;
-        const path = `${listing.directory}/${entry.name}`;
-        if (entry.isDirectory()) directories.push(path);
-        else files.push(path);
-      }
+      directories.push(...listing.directories);
+      files.push(...listing.files);
     }
     if (directories.length >= 4 * processes || depth >= maxExpandDepth || directories.length === 0) break;
     frontier = directories;
   }
-  const starts = [...directories, ...files];
-  const groups: string[][] = Array.from(
-    { length: Math.max(1, Math.min(processes, starts.length)) },
-    () => [],
+  const starts = await weighStartingPoints(root, directories, files, skip, processes);
+  if (!starts) return undefined;
+  return spreadOver(starts, processes);
+}
+
+/** A directory's entries as starting points, excluded names left out; `unnamable` when one is not UTF-8. */
+async function listDirectory(
+  root: string,
+  directory: string,
+  skip: ReadonlySet<string>,
+): Promise<{ directories: string[]; files: string[] } | 'unnamable' | undefined> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory === '.' ? root : root + sep + directory.slice(2), {
+      withFileTypes: true,
+    });
+  } catch {
+    return undefined;
+  }
+  // A name that is not UTF-8 can't be passed as an argument: its directory is, unopened.
+  if (entries.some((entry) => entry.name.includes('\uFFFD'))) return 'unnamable';
+  const listing = { directories: [] as string[], files: [] as string[] };
+  for (const entry of entries) {
+    if (skip.has(entry.name)) continue;
+    const path = `${directory}/${entry.name}`;
+    if (entry.isDirectory()) listing.directories.push(path);
+    else listing.files.push(path);
+  }
+  return listing;
+}
+
+/** Directories weighed by their entries, at most. */
+const maxWeighed = 256;
+
+/**
+ * Starting points with a guess of their work: a directory weighs one more than its number of entries,
+ * a file 1.
+ * A directory heavier than half a process's share is replaced by its entries (1 each: their own
+ * weight is not read), so one big directory among small ones is split rather than given to one
+ * process whole.
+ */
+async function weighStartingPoints(
+  root: string,
+  directories: readonly string[],
+  files: readonly string[],
+  skip: ReadonlySet<string>,
+  processes: number,
+): Promise<Array<{ path: string; weight: number }> | undefined> {
+  const starts = files.map((path) => ({ path, weight: 1 }));
+  if (processes < 2 || directories.length > maxWeighed) {
+    return [...directories.map((path) => ({ path, weight: 1 })), ...starts];
+  }
+  const listings = await Promise.all(directories.map((directory) => listDirectory(root, directory, skip)));
+  const weights = listings.map((listing) =>
+    listing && listing !== 'unnamable' ? 1 + listing.directories.length + listing.files.length : 1,
   );
-  for (const [index, start] of starts.entries()) groups[index % groups.length]?.push(start);
-  return starts.length === 0 ? [] : groups;
+  const total = files.length + weights.reduce((sum, weight) => sum + weight, 0);
+  for (const [index, directory] of directories.entries()) {
+    const listing = listings[index];
+    const weight = weights[index] as number;
+    if (listing === undefined) return undefined;
+    if (listing !== 'unnamable' && weight > total / (2 * processes)) {
+      for (const path of [...listing.directories, ...listing.files]) starts.push({ path, weight: 1 });
+    } else {
+      starts.push({ path: directory, weight });
+    }
+  }
+  return starts;
+}
+
+/** Groups of starting points, heaviest first, each to the lightest group so far. */
+function spreadOver(starts: Array<{ path: string; weight: number }>, processes: number): string[][] {
+  if (starts.length === 0) return [];
+  const count = Math.max(1, Math.min(processes, starts.length));
+  const groups: string[][] = Array.from({ length: count }, () => []);
+  const loads = new Array<number>(count).fill(0);
+  for (const start of [...starts].sort((a, b) => b.weight - a.weight)) {
+    let lightest = 0;
+    for (let index = 1; index < count; index++)
+      if ((loads[index] as number) < (loads[lightest] as number)) lightest = index;
+    groups[lightest]?.push(start.path);
+    loads[lightest] = (loads[lightest] as number) + start.weight;
+  }
+  return groups;
 }
 
 /**
