@@ -262,6 +262,24 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
     expect(withRootOdd).toContain('\uFFFD.ts');
   });
 
+  it('hides the same denied files and counts them the same through find and through ripgrep', async () => {
+    for (let index = 0; index < 120; index++) await put(`docs/p${index}.ts`, 200 - index);
+    for (let index = 0; index < 7; index++) await put(`secret/k${index}.ts`, index);
+    project.context.run.isReadDenied = (path) => path.includes('/secret/');
+    const env = project.context.run.env;
+    const outputs: GlobOutput[] = [];
+    for (const find of ['1', '0']) {
+      project.context.run.env = { ...env, EFFERENT_GLOB_FIND: find };
+      const outcome = await glob({ pattern: '**/*.ts' });
+      if (outcome.ok) outputs.push(outcome.data);
+    }
+    const [throughFind, throughRipgrep] = outputs;
+    expect(throughFind?.hiddenByDenyRules).toBe(7);
+    expect(throughFind?.filenames).toEqual(throughRipgrep?.filenames);
+    expect(throughFind?.hiddenByDenyRules).toBe(throughRipgrep?.hiddenByDenyRules);
+    expect(throughFind?.filenames[0]).toBe('docs/p119.ts');
+  });
+
   it('reports a missing directory and says when nothing matched', async () => {
     expect(await glob({ pattern: '*', path: 'nope' })).toMatchObject({ ok: false, code: 'file_not_found' });
     const none = await glob({ pattern: '*.zzz' });
