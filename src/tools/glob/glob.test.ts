@@ -228,6 +228,12 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
       }
       return found;
     };
+    // Patterns find pre-filters and picomatch decides: under a literal directory, a literal name.
+    for (const pattern of ['a/*.ts', 'b/**/*.ts', 'sp ace/a b.ts', '-dash/-x.ts', '**/.h.ts', 'b/f1*.ts']) {
+      const [withFind, ...others] = await answers(pattern);
+      for (const other of others) expect(withFind, pattern).toEqual(other);
+      expect(withFind?.length, pattern).toBeGreaterThan(0);
+    }
     for (const pattern of ['**/*.ts', '*.ts']) {
       const [withFind, withPerl, withThreads] = await answers(pattern);
       expect(withFind, pattern).toEqual(withThreads);

@@ -20,7 +20,7 @@ import { newestThroughPerl, statHelperPerl } from '../shared/perl-newest.ts';
 import { globFind, newestThroughFind } from '../shared/find-newest.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
-import { globSearchRoot, literalPrefix } from './glob-root.ts';
+import { globMagic, globSearchRoot, literalPrefix } from './glob-root.ts';
 
 export { splitAbsolutePattern } from './glob-root.ts';
 
@@ -218,11 +218,25 @@ function listMatching(
 }
 
 /**
- * Lists through GNU find when it gives the same answer as ripgrep with the stat of every match, in
- * one pass: ignore files not honoured (find knows none), and an exact glob, whose `-name` form
- * (`*.ts` for a leading globstar and `*.ts`) matches exactly what ripgrep's glob and picomatch match. False when find
- * was not used (not there, not GNU, another pattern, or it could not list faithfully), so the caller
- * lists another way.
+ * The `-name` pattern that admits a superset of what `pattern` matches, when its last segment is a
+ * star and a literal suffix (`*.ts`) or a literal name: the basename of every match must match it.
+ * Undefined for other patterns (and for extglobs, escapes, negations), which find can't pre-filter.
+ */
+function findNameFilter(pattern: string): string | undefined {
+  if (/[()\\]/.test(pattern) || pattern.startsWith('!')) return undefined;
+  const last = pattern.slice(pattern.lastIndexOf('/') + 1);
+  if (/^\*[^*?[\]{}()!\\/]+$/.test(last)) return last;
+  return last !== '' && last !== '.' && last !== '..' && !globMagic.test(last) ? last : undefined;
+}
+
+/**
+ * Lists through GNU find, which walks and stats in one pass, when it gives the same answer as
+ * ripgrep with the stat of every match: ignore files not honoured (find knows none), and a pattern
+ * whose last segment gives find a `-name` filter that admits a superset of its matches. The walk
+ * starts at the pattern's literal leading directories, as ripgrep's does; picomatch decides what
+ * matches, except for an exact glob, whose `-name` form (`*.ts` for `*.ts` or after a leading
+ * globstar) is already exact. False when find was not used (not there, not GNU, another pattern, or
+ * it could not list faithfully), so the caller lists another way.
  */
 async function listWithFind(
   root: string,
@@ -233,17 +247,24 @@ async function listWithFind(
   filter: DenyFilter | undefined,
   order: NewestFirst,
 ): Promise<boolean> {
-  if (respect || !ripgrepGlobIsExact(pattern)) return false;
+  const name = respect ? undefined : findNameFilter(pattern);
+  if (name === undefined) return false;
   const find = await globFind(context.run.env);
   if (!find) return false;
+  const matches = ripgrepGlobIsExact(pattern) ? undefined : globMatcher(pattern);
+  const hidden = filter ? (path: string) => filter.isHidden(join(root, path)) : undefined;
+  const prefix = literalPrefix(pattern);
   const found = await newestThroughFind({
     find,
     root,
-    name: pattern.startsWith('**/') ? pattern.slice(3) : pattern,
+    ...(prefix ? { under: prefix } : {}),
+    name,
     excluded,
     limit: order.limit,
     signal: context.run.abortController.signal,
-    ...(filter ? { accept: (path: string) => !filter.isHidden(join(root, path)) } : {}),
+    ...(matches || hidden
+      ? { accept: (path: string) => (!matches || matches(path)) && !hidden?.(path) }
+      : {}),
   });
   if (!found) return false;
   order.merge(found.stamped);

@@ -97,6 +97,8 @@ export interface FindNewestOptions {
   find: string;
   /** The directory walked; paths come back relative to it. */
   root: string;
+  /** A directory below the root (relative, `/`-separated) to walk instead of the whole root. */
+  under?: string;
   /** A `-name` pattern (fnmatch, no escapes) every listed file must match, when there is one. */
   name?: string;
   /** Names skipped at any depth, files and directories alike (as ripgrep's `--glob=!NAME`). */
@@ -138,10 +140,11 @@ export async function findStartingPoints(
   root: string,
   excluded: readonly string[],
   processes: number,
+  under?: string,
 ): Promise<string[][] | undefined> {
   const skip = new Set(excluded);
   const files: string[] = [];
-  let frontier = ['.'];
+  let frontier = [under ? `./${under}` : '.'];
   let directories: string[] = [];
   for (let depth = 0; ; depth++) {
     const read = await Promise.all(frontier.map((directory) => listDirectory(root, directory, skip)));
@@ -437,7 +440,7 @@ export async function newestThroughFind(options: FindNewestOptions): Promise<Fin
   options.signal?.throwIfAborted();
   if (options.excluded.some((name) => patternCharacters.test(name) || name.includes('/'))) return undefined;
   const processes = options.processes ?? Math.max(1, Math.min(4, availableParallelism()));
-  const groups = await findStartingPoints(options.root, options.excluded, processes);
+  const groups = await findStartingPoints(options.root, options.excluded, processes, options.under);
   if (!groups) return undefined;
   options.signal?.throwIfAborted();
   const records = new NewestRecords(options.limit);
