@@ -9,8 +9,9 @@
  *   completed by the background worker), plus peak RSS added, measured in a separate process.
  * `--glob-against=DIR` adds Glob from another checkout of efferent (DIR holds its `src/` and
  * `node_modules`), run interleaved with this one and the baseline, for before/after comparisons.
+ * `--glob-only` runs only the Glob rows over the generated tree.
  * `npx tsx bench/files.ts [--json] [--big | --size-mb N] [--runs N] [--tree-files N] [--read-only]
- * [--glob-against=DIR]`
+ * [--glob-only] [--glob-against=DIR]`
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -46,6 +47,8 @@ const option = (name: string, fallback: number) => {
   return index === -1 ? fallback : Number(args[index + 1]);
 };
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Only the Glob rows, over the generated tree only (no node_modules tree, no Grep, no Read). */
+const globOnly = args.includes('--glob-only');
 const globAgainst = args.find((arg) => arg.startsWith('--glob-against='))?.slice('--glob-against='.length);
 const allow = async () => ({ behavior: 'allow' as const, trace: [] });
 
@@ -220,16 +223,20 @@ async function benchSearchTree(runs: number, root: string, label: string) {
   const context = createToolUseContext({ cwd: root });
   const rg = await locateRipgrep(context.run.env);
   if (rg.source === 'js') throw new Error('No ripgrep binary available to compare against.');
-  const grepFiles = await sideBySide(
-    runs,
-    () => callTool(GrepTool, { pattern: 'function', head_limit: 0 }, context),
-    () => drain(rg.path, ['-l', 'function'], root),
-  );
-  const grepContent = await sideBySide(
-    runs,
-    () => callTool(GrepTool, { pattern: 'TODO', output_mode: 'content', head_limit: 0 }, context),
-    () => drain(rg.path, ['TODO'], root),
-  );
+  const grepFiles = globOnly
+    ? undefined
+    : await sideBySide(
+        runs,
+        () => callTool(GrepTool, { pattern: 'function', head_limit: 0 }, context),
+        () => drain(rg.path, ['-l', 'function'], root),
+      );
+  const grepContent = globOnly
+    ? undefined
+    : await sideBySide(
+        runs,
+        () => callTool(GrepTool, { pattern: 'TODO', output_mode: 'content', head_limit: 0 }, context),
+        () => drain(rg.path, ['TODO'], root),
+      );
   const globMatches = await sideBySide(
     runs,
     () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
@@ -237,11 +244,13 @@ async function benchSearchTree(runs: number, root: string, label: string) {
   );
   // What ripgrep itself pays for newest-first order (the same stats, single-threaded walk); ripgrep
   // 13's order is per directory, so this row is for reference only.
-  const globMatchesSortedRg = await sideBySide(
-    runs,
-    () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
-    () => drain(rg.path, ['--files', '--sortr', 'modified', '--glob', '**/*.ts'], root),
-  );
+  const globMatchesSortedRg = globOnly
+    ? undefined
+    : await sideBySide(
+        runs,
+        () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
+        () => drain(rg.path, ['--files', '--sortr', 'modified', '--glob', '**/*.ts'], root),
+      );
   // The floor under Glob's newest-first order: one stat per match, nothing else (no walk, no threads),
   // against the same baseline. When the machine's cores are busy, Glob cannot be faster than the
   // baseline plus this.
@@ -259,14 +268,24 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     },
     () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
   );
-  // The same Glob with its stats on the perl helper (the default where perl is found) and on the stat
-  // threads, interleaved with the baseline.
+  // The same Glob from each source, interleaved with the baseline: GNU find (walk and stat in one
+  // pass, the default where it is found), ripgrep with its stats on the perl helper, and ripgrep with
+  // its stats on the stat threads.
+  const findContext = createToolUseContext({
+    cwd: root,
+    env: { ...process.env, EFFERENT_GLOB_FIND: '1' },
+  });
+  const perlContext = createToolUseContext({
+    cwd: root,
+    env: { ...process.env, EFFERENT_GLOB_FIND: '0', EFFERENT_STAT_PERL: '1' },
+  });
   const threadsContext = createToolUseContext({
     cwd: root,
-    env: { ...process.env, EFFERENT_STAT_PERL: '0' },
+    env: { ...process.env, EFFERENT_GLOB_FIND: '0', EFFERENT_STAT_PERL: '0' },
   });
   const statPaths = await interleavedTimed(runs, [
-    () => callTool(GlobTool, { pattern: '**/*.ts' }, context),
+    () => callTool(GlobTool, { pattern: '**/*.ts' }, findContext),
+    () => callTool(GlobTool, { pattern: '**/*.ts' }, perlContext),
     () => callTool(GlobTool, { pattern: '**/*.ts' }, threadsContext),
     () => drain(rg.path, ['--files', '--glob', '**/*.ts'], root),
   ]);
@@ -298,14 +317,17 @@ async function benchSearchTree(runs: number, root: string, label: string) {
     globMatchesSortedRg,
     statsAlone: { ...statsAlone, matches: matchList.length },
     statPaths: {
-      helperMs: round(statPaths.wallMs[0] ?? 0),
-      threadsMs: round(statPaths.wallMs[1] ?? 0),
-      baselineMs: round(statPaths.wallMs[2] ?? 0),
-      helperRatio: round((statPaths.wallMs[0] ?? 0) / (statPaths.wallMs[2] ?? 1), 3),
-      threadsRatio: round((statPaths.wallMs[1] ?? 0) / (statPaths.wallMs[2] ?? 1), 3),
-      helperCpuMs: round(statPaths.cpuMs[0] ?? 0),
-      threadsCpuMs: round(statPaths.cpuMs[1] ?? 0),
-      baselineCpuMs: round(statPaths.cpuMs[2] ?? 0),
+      findMs: round(statPaths.wallMs[0] ?? 0),
+      helperMs: round(statPaths.wallMs[1] ?? 0),
+      threadsMs: round(statPaths.wallMs[2] ?? 0),
+      baselineMs: round(statPaths.wallMs[3] ?? 0),
+      findRatio: round((statPaths.wallMs[0] ?? 0) / (statPaths.wallMs[3] ?? 1), 3),
+      helperRatio: round((statPaths.wallMs[1] ?? 0) / (statPaths.wallMs[3] ?? 1), 3),
+      threadsRatio: round((statPaths.wallMs[2] ?? 0) / (statPaths.wallMs[3] ?? 1), 3),
+      findCpuMs: round(statPaths.cpuMs[0] ?? 0),
+      helperCpuMs: round(statPaths.cpuMs[1] ?? 0),
+      threadsCpuMs: round(statPaths.cpuMs[2] ?? 0),
+      baselineCpuMs: round(statPaths.cpuMs[3] ?? 0),
     },
     floor,
     globNoMatch,
@@ -355,7 +377,7 @@ async function physicalFloor(
 }
 
 async function benchSearch(runs: number, treeFiles: number) {
-  const results = [await benchSearchTree(runs, join(repo, 'node_modules'), 'node_modules')];
+  const results = globOnly ? [] : [await benchSearchTree(runs, join(repo, 'node_modules'), 'node_modules')];
   if (treeFiles > 0) {
     const root = generateTree(treeFiles);
     try {
@@ -518,7 +540,9 @@ async function main(): Promise<void> {
   }
   const runs = option('--runs', 7);
   const search = args.includes('--read-only') ? [] : await benchSearch(runs, option('--tree-files', 100_000));
-  const read = await benchRead(args.includes('--big') ? 1024 : option('--size-mb', 256));
+  const read = globOnly
+    ? undefined
+    : await benchRead(args.includes('--big') ? 1024 : option('--size-mb', 256));
   const targets = { grep: 1.3, glob: 1.3, readMs: 100, readAddedMb: 64 };
   if (json) {
     process.stdout.write(`${JSON.stringify({ search, read, targets }, null, 2)}\n`);
@@ -534,12 +558,14 @@ async function main(): Promise<void> {
   for (const tree of search) {
     lines.push(
       `ripgrep ${tree.ripgrep}; ${tree.tree}, ${tree.treeFiles} files; median of ${runs} alternating runs`,
-      line('Grep files_with_matches vs rg -l', tree.grepFiles, targets.grep),
-      line('Grep content vs rg', tree.grepContent, targets.grep),
+      ...(tree.grepFiles ? [line('Grep files_with_matches vs rg -l', tree.grepFiles, targets.grep)] : []),
+      ...(tree.grepContent ? [line('Grep content vs rg', tree.grepContent, targets.grep)] : []),
       line('Glob vs rg --files --glob', tree.globMatches, targets.glob),
-      line('  (reference) vs rg --sortr modified', tree.globMatchesSortedRg, targets.glob),
+      ...(tree.globMatchesSortedRg
+        ? [line('  (reference) vs rg --sortr modified', tree.globMatchesSortedRg, targets.glob)]
+        : []),
       `  (floor) a stat of each of the ${tree.statsAlone.matches} matches alone: ${tree.statsAlone.toolMs} ms, ratio ${tree.statsAlone.ratio} to rg --files --glob (${tree.statsAlone.baselineMs} ms)`,
-      `  Glob with its stats on the perl helper / on the stat threads, interleaved: ${tree.statPaths.helperMs} / ${tree.statPaths.threadsMs} ms (ratio ${tree.statPaths.helperRatio} / ${tree.statPaths.threadsRatio}), CPU per call ${tree.statPaths.helperCpuMs} / ${tree.statPaths.threadsCpuMs} ms; baseline ${tree.statPaths.baselineMs} ms, CPU ${tree.statPaths.baselineCpuMs} ms`,
+      `  Glob through GNU find / ripgrep + perl stat helper / ripgrep + stat threads, interleaved: ${tree.statPaths.findMs} / ${tree.statPaths.helperMs} / ${tree.statPaths.threadsMs} ms (ratio ${tree.statPaths.findRatio} / ${tree.statPaths.helperRatio} / ${tree.statPaths.threadsRatio}), CPU per call ${tree.statPaths.findCpuMs} / ${tree.statPaths.helperCpuMs} / ${tree.statPaths.threadsCpuMs} ms; baseline ${tree.statPaths.baselineMs} ms, CPU ${tree.statPaths.baselineCpuMs} ms`,
       ...(tree.floor
         ? [
             `  (physical floor) ripgrep ${tree.floor.ripgrepCpuMs} ms CPU in ${tree.floor.ripgrepWallMs} ms; the stat pass alone (perl helper over the matches) ${tree.floor.statPassCpuMs} ms CPU (Node statSync: ${tree.floor.nodeStatCpuMs} ms); over ${tree.floor.cores} idle cores ratio >= ${tree.floor.idleRatio}, with ripgrep's share of the machine >= ${tree.floor.sharedRatio}`,
@@ -554,11 +580,12 @@ async function main(): Promise<void> {
       );
     }
   }
-  lines.push(
-    `Read last 2,000 lines of ${read.fileMb} MB (${read.totalLines} lines): first read (index cold) ${read.firstReadMs} ms (copying the file alone: ${read.rawCopyMs} ms), again (index warm, median of 5) ${read.warmReadMs} ms, peak RSS +${read.addedPeakRssMb} MB (targets < 100 ms, < 64 MB)`,
-    `  after a first read at the top: background index done ${read.backgroundIndexWaitMs} ms later (complete: ${read.backgroundIndexComplete}), then the last 2,000 lines in ${read.endAfterBackgroundIndexMs} ms`,
-    '',
-  );
+  if (read)
+    lines.push(
+      `Read last 2,000 lines of ${read.fileMb} MB (${read.totalLines} lines): first read (index cold) ${read.firstReadMs} ms (copying the file alone: ${read.rawCopyMs} ms), again (index warm, median of 5) ${read.warmReadMs} ms, peak RSS +${read.addedPeakRssMb} MB (targets < 100 ms, < 64 MB)`,
+      `  after a first read at the top: background index done ${read.backgroundIndexWaitMs} ms later (complete: ${read.backgroundIndexComplete}), then the last 2,000 lines in ${read.endAfterBackgroundIndexMs} ms`,
+    );
+  lines.push('');
   process.stdout.write(lines.join('\n'));
 }
 

@@ -1,5 +1,5 @@
 import { statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolUseContext, toolInputJsonSchema } from '../../core/index.ts';
@@ -182,15 +182,23 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
     }
   });
 
-  it('gives one answer with the perl stat helper and with the stat threads, odd names and ties included', async () => {
-    // Names with newlines, UTF-8 whose UTF-16 order differs from its byte order, bytes that are not
-    // UTF-8, a link to a file and one to nothing; three times only, so most of them tie.
+  it('gives one answer through find, the perl stat helper and the stat threads, odd names and ties included', async () => {
+    // Names with newlines, spaces, quotes and leading dashes, UTF-8 whose UTF-16 order differs from its
+    // byte order, bytes that are not UTF-8, hidden files, a `.git` file and excluded directories, a
+    // link to a file, one to nothing and one to a directory; three times only, so most of them tie.
     const odd = [
       'a/line\nbreak.ts',
       'a/é.ts',
       'a/\u{1F600}.ts',
       'a/\uFF61.ts',
       ...Array.from({ length: 150 }, (_, index) => `b/f${index}.ts`),
+      '-dash/-x.ts',
+      'sp ace/a b.ts',
+      "q'uote.ts",
+      '.hidden/.h.ts',
+      'node_modules/m.ts',
+      'b/node_modules/n.ts',
+      'b/.git/g.ts',
     ];
     const base = Math.floor(Date.now() / 1000);
     for (const [index, path] of odd.entries()) {
@@ -198,29 +206,84 @@ describe.each(['system', 'bundled', 'js'] as const)('Glob with %s ripgrep', (sou
       const time = base - (index < 4 ? 50 : index % 2 === 0 ? 100 : 200);
       await utimes(join(project.root, path), time, time);
     }
-    const invalid = Buffer.concat([
-      Buffer.from(`${project.root}/a/bad`),
-      Buffer.from([0xff]),
-      Buffer.from('.ts'),
-    ]);
-    writeFileSync(invalid, '');
+    writeFileSync(join(project.root, 'a', '.git'), 'gitdir: elsewhere\n');
+    const invalid = (name: string) =>
+      Buffer.concat([Buffer.from(`${project.root}/${name}`), Buffer.from([0xff]), Buffer.from('.ts')]);
+    writeFileSync(invalid('a/bad'), '');
     symlinkSync('b/f0.ts', join(project.root, 'link.ts'));
     symlinkSync('nowhere.ts', join(project.root, 'dangling.ts'));
+    symlinkSync('b', join(project.root, 'linkdir'));
     const env = project.context.run.env;
-    for (const pattern of ['**/*.ts', '*.ts']) {
-      const answers: string[][] = [];
-      for (const helper of ['1', '0']) {
-        project.context.run.env = { ...env, EFFERENT_STAT_PERL: helper };
+    const ways = [
+      { EFFERENT_GLOB_FIND: '1' },
+      { EFFERENT_GLOB_FIND: '0', EFFERENT_STAT_PERL: '1' },
+      { EFFERENT_GLOB_FIND: '0', EFFERENT_STAT_PERL: '0' },
+    ];
+    const answers = async (pattern: string, limit = 100) => {
+      const found: string[][] = [];
+      for (const way of ways) {
+        project.context.run.env = { ...env, ...way };
         const outcome = await glob({ pattern });
-        answers.push(outcome.ok ? outcome.data.filenames : []);
+        found.push(outcome.ok ? outcome.data.filenames.slice(0, limit) : []);
       }
-      const [withPerl, withThreads] = answers;
+      return found;
+    };
+    // Patterns find pre-filters and picomatch decides: under a literal directory, a literal name.
+    for (const pattern of ['a/*.ts', 'b/**/*.ts', 'sp ace/a b.ts', '-dash/-x.ts', '**/.h.ts', 'b/f1*.ts']) {
+      const [withFind, ...others] = await answers(pattern);
+      for (const other of others) expect(withFind, pattern).toEqual(other);
+      expect(withFind?.length, pattern).toBeGreaterThan(0);
+    }
+    for (const pattern of ['**/*.ts', '*.ts']) {
+      const [withFind, withPerl, withThreads] = await answers(pattern);
+      expect(withFind, pattern).toEqual(withThreads);
       expect(withPerl, pattern).toEqual(withThreads);
-      expect(withPerl?.length, pattern).toBe(100);
-      expect(withPerl?.slice(0, 4), pattern).toEqual(
+      expect(withFind?.length, pattern).toBe(100);
+      expect(withFind?.slice(0, 4), pattern).toEqual(
         ['a/line\nbreak.ts', 'a/é.ts', 'a/\uFF61.ts', 'a/\u{1F600}.ts'].sort((x, y) => (x < y ? -1 : 1)),
       );
+      expect(
+        withFind?.filter((path) => /node_modules|\.git\/|link/.test(path)),
+        pattern,
+      ).toEqual([]);
     }
+    // The oldest ones too: everything listed, in one order.
+    for (let index = 0; index < 150; index++) await rm(join(project.root, `b/f${index}.ts`));
+    const [all, ...others] = await answers('**/*.ts');
+    for (const other of others) expect(all).toEqual(other);
+    expect([...(all ?? [])].sort()).toEqual(
+      [
+        '-dash/-x.ts',
+        '.hidden/.h.ts',
+        'a/bad\uFFFD.ts',
+        "q'uote.ts",
+        'sp ace/a b.ts',
+        ...odd.slice(0, 4),
+      ].sort(),
+    );
+    // A name that is not UTF-8 in the root itself (find is not given it): the same answer.
+    writeFileSync(invalid(''), '');
+    const [withRootOdd, ...rest] = await answers('**/*.ts');
+    for (const other of rest) expect(withRootOdd).toEqual(other);
+    expect(withRootOdd).toContain('\uFFFD.ts');
+  });
+
+  it('hides the same denied files and counts them the same through find and through ripgrep', async () => {
+    for (let index = 0; index < 120; index++) await put(`docs/p${index}.ts`, 200 - index);
+    for (let index = 0; index < 7; index++) await put(`secret/k${index}.ts`, index);
+    project.context.run.isReadDenied = (path) => path.includes('/secret/');
+    const env = project.context.run.env;
+    const outputs: GlobOutput[] = [];
+    for (const find of ['1', '0']) {
+      project.context.run.env = { ...env, EFFERENT_GLOB_FIND: find };
+      const outcome = await glob({ pattern: '**/*.ts' });
+      if (outcome.ok) outputs.push(outcome.data);
+    }
+    const [throughFind, throughRipgrep] = outputs;
+    expect(throughFind?.hiddenByDenyRules).toBe(7);
+    expect(throughFind?.filenames).toEqual(throughRipgrep?.filenames);
+    expect(throughFind?.hiddenByDenyRules).toBe(throughRipgrep?.hiddenByDenyRules);
+    expect(throughFind?.filenames[0]).toBe('docs/p119.ts');
   });
 
   it('reports a missing directory and says when nothing matched', async () => {

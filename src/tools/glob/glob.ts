@@ -17,9 +17,10 @@ import { resolveSearchTarget } from '../shared/search-path.ts';
 import { walkFiles } from '../shared/walk-files.ts';
 import { NewestFirst } from '../shared/newest-first.ts';
 import { newestThroughPerl, statHelperPerl } from '../shared/perl-newest.ts';
+import { globFind, newestThroughFind } from '../shared/find-newest.ts';
 import { globPrompt, maxGlobResults } from './glob.prompt.ts';
 import { pathDeclarations } from '../shared/path-declarations.ts';
-import { globSearchRoot, literalPrefix } from './glob-root.ts';
+import { globMagic, globSearchRoot, literalPrefix } from './glob-root.ts';
 
 export { splitAbsolutePattern } from './glob-root.ts';
 
@@ -216,6 +217,60 @@ function listMatching(
   });
 }
 
+/**
+ * The `-name` pattern that admits a superset of what `pattern` matches, when its last segment is a
+ * star and a literal suffix (`*.ts`) or a literal name: the basename of every match must match it.
+ * Undefined for other patterns (and for extglobs, escapes, negations), which find can't pre-filter.
+ */
+function findNameFilter(pattern: string): string | undefined {
+  if (/[()\\]/.test(pattern) || pattern.startsWith('!')) return undefined;
+  const last = pattern.slice(pattern.lastIndexOf('/') + 1);
+  if (/^\*[^*?[\]{}()!\\/]+$/.test(last)) return last;
+  return last !== '' && last !== '.' && last !== '..' && !globMagic.test(last) ? last : undefined;
+}
+
+/**
+ * Lists through GNU find, which walks and stats in one pass, when it gives the same answer as
+ * ripgrep with the stat of every match: ignore files not honoured (find knows none), and a pattern
+ * whose last segment gives find a `-name` filter that admits a superset of its matches. The walk
+ * starts at the pattern's literal leading directories, as ripgrep's does; picomatch decides what
+ * matches, except for an exact glob, whose `-name` form (`*.ts` for `*.ts` or after a leading
+ * globstar) is already exact. False when find was not used (not there, not GNU, another pattern, or
+ * it could not list faithfully), so the caller lists another way.
+ */
+async function listWithFind(
+  root: string,
+  pattern: string,
+  excluded: string[],
+  respect: boolean,
+  context: ToolUseContext,
+  filter: DenyFilter | undefined,
+  order: NewestFirst,
+): Promise<boolean> {
+  const name = respect ? undefined : findNameFilter(pattern);
+  if (name === undefined) return false;
+  const find = await globFind(context.run.env);
+  if (!find) return false;
+  const matches = ripgrepGlobIsExact(pattern) ? undefined : globMatcher(pattern);
+  const hidden = filter ? (path: string) => filter.isHidden(join(root, path)) : undefined;
+  const prefix = literalPrefix(pattern);
+  const found = await newestThroughFind({
+    find,
+    root,
+    ...(prefix ? { under: prefix } : {}),
+    name,
+    excluded,
+    limit: order.limit,
+    signal: context.run.abortController.signal,
+    ...(matches || hidden
+      ? { accept: (path: string) => (!matches || matches(path)) && !hidden?.(path) }
+      : {}),
+  });
+  if (!found) return false;
+  order.merge(found.stamped);
+  return true;
+}
+
 async function listWithJs(
   root: string,
   pattern: string,
@@ -268,7 +323,9 @@ export function createGlobTool(options: GlobOptions = {}) {
       const filter = createDenyFilter(context);
       // Newest first across the whole tree, whichever source listed the files.
       const order = new NewestFirst(target.absolutePath, maxGlobResults + 1);
-      if (rg.source === 'js') {
+      if (await listWithFind(target.absolutePath, pattern, excluded, respect, context, filter, order)) {
+        // Listed and stat'ed by find.
+      } else if (rg.source === 'js') {
         await listWithJs(target.absolutePath, pattern, excluded, respect, context, filter, order);
       } else {
         await listWithRipgrep(
