@@ -33,4 +33,10 @@ export {
   type SimpleCommand,
   trackedVariablePlaceholder,
 } from './types.ts';
-export { type UnwrapDetails, unwrapCommand, unwrapCommandDetailed, wrapperNames } from './wrappers.ts';
+export {
+  type UnwrapDetails,
+  unwrapCommand,
+  unwrapCommandDetailed,
+  userChangingWrappers,
+  wrapperNames,
+} from './wrappers.ts';

@@ -1,5 +1,6 @@
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
+import { userChangingWrappers } from '../../../shell/index.ts';
 
 /**
  * Arguments that turn an ordinary-looking command into "run this program" or "write that file".
@@ -318,4 +319,18 @@ export function allowRuleBlocker(subcommand: AnalyzedSubcommandLike): string | u
     if (short) return `${name} -${short} runs a program or writes a file`;
   }
   return options.check?.(args) || undefined;
+}
+
+/**
+ * The wrapper that runs the subcommand as another user (`sudo git diff`, `nice doas rm x`), or
+ * undefined. Then an allow rule is matched against the words as written, wrapper included, and
+ * acceptEdits does not cover it (class `other-user`, docs/decisions/security-other-user.md).
+ */
+export function otherUserWrapper(subcommand: AnalyzedSubcommandLike): string | undefined {
+  const wrappers =
+    subcommand.wrappers ??
+    subcommand.rawArgv.slice(0, Math.max(0, subcommand.rawArgv.length - subcommand.argv.length));
+  return wrappers
+    .map((word) => word.slice(word.lastIndexOf('/') + 1))
+    .find((name) => userChangingWrappers.has(name));
 }
