@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { isInsideDirectory, readOwnFileSync } from '../../core/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ConfigEntry, isIncludeEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
@@ -36,8 +36,18 @@ export interface GitInvocation {
  * caller judges them as reads of the command, as if they stood on its command line.
  */
 export type GitInspection =
-  | { ok: true; detail: string; reads?: readonly string[] }
+  | { ok: true; detail: string; reads?: readonly string[]; storeReads?: readonly StoreRead[] }
   | { ok: false; reason: string };
+
+/**
+ * A git directory or object store that a directory's `.git` link, gitdir file or `alternates`
+ * names (`namedIn`): when that directory is the user's working directory, the store is read as
+ * the command's. A repository found above the working directories is the user's own layout.
+ */
+export interface StoreRead {
+  path: string;
+  namedIn: string;
+}
 
 /** How the permission engine inspects a git invocation; injectable like `realpath`. */
 export type GitInspector = (invocation: GitInvocation) => GitInspection;
@@ -361,7 +371,7 @@ function inspectRepository(
   repository: Repository,
   home: string,
   submodules: Repository[] | undefined,
-): { files: string[]; reads: string[] } | { reason: string } {
+): { files: string[]; reads: string[]; storeReads: StoreRead[] } | { reason: string } {
   const common = commonDirectory(repository.gitDir);
   if (typeof common !== 'string')
     return { reason: `${common.error}, so the repository configuration cannot be inspected` };
@@ -411,7 +421,57 @@ function inspectRepository(
       (workTree ? embeddedSubmodules(workTree, submodules) : undefined);
     if (problem) return { reason: `${problem}, so the submodules cannot be inspected` };
   }
-  return { files, reads };
+  return { files, reads, storeReads: storeReads(repository, common) };
+}
+
+const physical = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/**
+ * The stores a repository's git reads objects and history from, as the directory holding its
+ * `.git` names them: the git directory and object store themselves (a `.git` symbolic link or
+ * gitdir file can lead to another repository of the user's), unless the git directory is a linked
+ * worktree's that names this very working tree back (`git worktree add` writes that; a repository
+ * cannot forge it in a directory it does not control), and every `objects/info/alternates` entry.
+ */
+function storeReads(repository: Repository, common: string): StoreRead[] {
+  const namedIn = repository.workTree ?? repository.gitDir;
+  const objects = join(common, 'objects');
+  const reads: StoreRead[] = [];
+  if (repository.workTree !== undefined && !isLinkedWorktree(repository.gitDir, common, repository.workTree))
+    reads.push({ path: physical(repository.gitDir), namedIn }, { path: physical(objects), namedIn });
+  const alternates = readOwnFileSync(join(objects, 'info', 'alternates'), { maxBytes: 65536 });
+  if (alternates.kind === 'read')
+    for (const line of alternates.text.split('\n')) {
+      const entry = line.trim();
+      if (entry !== '' && !entry.startsWith('#')) reads.push({ path: resolve(objects, entry), namedIn });
+    }
+  else if (alternates.kind === 'refused') reads.push({ path: join(objects, 'info', 'alternates'), namedIn });
+  return reads;
+}
+
+/**
+ * Whether `gitDir` is a linked worktree's, laid out as git lays it out (`<common>/worktrees/<name>`)
+ * and naming `workTree/.git` in its `gitdir` file. A gitdir the repository planted inside the
+ * project could name anything back, so the layout under the common directory is required too.
+ */
+function isLinkedWorktree(gitDir: string, common: string, workTree: string): boolean {
+  const real = physical(gitDir);
+  if (dirname(dirname(real)) !== physical(common) || !real.includes('/worktrees/')) return false;
+  if (!existsSync(join(gitDir, 'commondir'))) return false;
+  try {
+    const read = readOwnFileSync(join(gitDir, 'gitdir'), { maxBytes: 4096 });
+    if (read.kind !== 'read') return false;
+    const named = resolve(gitDir, read.text.replace(/\r?\n$/, ''));
+    return physical(named) === physical(join(workTree, '.git'));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -467,6 +527,7 @@ export function inspectGitInvocation(invocation: GitInvocation): GitInspection {
   );
   if (typeof commandLineReads === 'string') return ask(`the command line ${commandLineReads}`);
   const reads = [...commandLineReads];
+  const stores: StoreRead[] = [];
   let repositories: Repository[];
   if (options.gitDir !== undefined || options.bare) {
     const gitDir = options.gitDir ?? options.directory;
@@ -489,18 +550,21 @@ export function inspectGitInvocation(invocation: GitInvocation): GitInspection {
     if ('reason' in judged) return ask(judged.reason);
     files.push(...judged.files);
     reads.push(...judged.reads);
+    stores.push(...judged.storeReads);
   }
   for (let index = 0; index < submodules.length; index++) {
     const judged = inspectRepository(submodules[index] as Repository, invocation.home, undefined);
     if ('reason' in judged) return ask(judged.reason);
     files.push(...judged.files);
     reads.push(...judged.reads);
+    stores.push(...judged.storeReads);
   }
   const where = repositories.map((repository) => repository.gitDir).join(', ');
   return {
     ok: true,
     detail: `repository ${where}: ${files.length} configuration file${files.length === 1 ? '' : 's'} inspected${submodules.length > 0 ? ` (with ${submodules.length} submodule${submodules.length === 1 ? '' : 's'})` : ''}, no key runs a program`,
     ...readsOf(reads),
+    ...(stores.length > 0 ? { storeReads: stores } : {}),
   };
 }
 

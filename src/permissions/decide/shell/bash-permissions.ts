@@ -142,7 +142,7 @@ function inspectGitBeforeAllow(
     };
   }
   const configuredRead = inspection.ok
-    ? unreadableConfiguredPath(inspection.reads, subcommand, context)
+    ? unreadableConfiguredPath(inspection, subcommand, context)
     : undefined;
   if (configuredRead) inspection = { ok: false, reason: configuredRead };
   if (inspection.ok)
@@ -176,17 +176,32 @@ function inspectGitBeforeAllow(
 }
 
 /**
- * A path the repository configuration makes git open (`core.worktree`, `blame.ignoreRevsFile`) is a
- * read of the command: outside the working directories (unless a Read allow rule covers it), under
- * a Read deny rule, or unresolvable, it is why the call asks.
+ * A path the repository configuration makes git open (`core.worktree`, `blame.ignoreRevsFile`), or
+ * a git directory, object store or alternate that a working directory's `.git` names, is a read of
+ * the command: outside the working directories (unless a Read allow rule covers it), under a Read
+ * deny rule, or unresolvable, it is why the call asks.
  */
 function unreadableConfiguredPath(
-  reads: readonly string[] | undefined,
+  inspection: Extract<GitInspection, { ok: true }>,
   subcommand: AnalyzedSubcommandLike,
   context: IndexedCheckContext,
 ): string | undefined {
-  for (const read of reads ?? []) {
-    const path = resolveInWorkspace(read, context.workspace, subcommand.cwd ?? context.workspace.cwd);
+  const cwd = subcommand.cwd ?? context.workspace.cwd;
+  const named = (directory: string) => {
+    const path = resolveInWorkspace(directory, context.workspace, cwd);
+    return !isUnresolvable(path) && isInWorkspace(path, context.workspace);
+  };
+  const judged = [
+    ...(inspection.reads ?? []).map((path) => ({
+      path,
+      what: 'the repository configuration makes git read',
+    })),
+    ...(inspection.storeReads ?? [])
+      .filter((store) => named(store.namedIn))
+      .map((store) => ({ path: store.path, what: `${store.namedIn}/.git makes git read its history from` })),
+  ];
+  for (const { path: read, what } of judged) {
+    const path = resolveInWorkspace(read, context.workspace, cwd);
     const why = isUnresolvable(path)
       ? 'which cannot be resolved before it runs'
       : context.pathRules.readDeny.find(path)
@@ -194,7 +209,7 @@ function unreadableConfiguredPath(
         : !isInWorkspace(path, context.workspace) && !context.pathRules.readAllow?.find(path)
           ? 'outside the working directories'
           : undefined;
-    if (why) return `the repository configuration makes git read ${read}, ${why}`;
+    if (why) return `${what} ${read}, ${why}`;
   }
   return undefined;
 }
