@@ -85,6 +85,27 @@ describe('option file values: an attached value of a file-reading option is a re
       expect((await place.decide(command, {}, 'default')).behavior, command).not.toBe('allow');
   });
 
+  it("reads the value of Go's single-dash long options written with =", async () => {
+    let count = 0;
+    for (const option of ['-modfile', '--modfile', '-overlay', '-pgo', '-C'])
+      for (const target of targets())
+        for (const [rule, command] of [
+          ['Bash(go test:*)', 'go test'],
+          ['Bash(go build:*)', 'go build'],
+          ['Bash(go list:*)', 'go list'],
+        ] as const) {
+          const line = `${command} ${option}=${target} ./...`;
+          const result = await place.decide(line, { allow: [rule], deny: ['Read(./.env)'] }, 'default');
+          expect(result.behavior, line).not.toBe('allow');
+          count++;
+        }
+    expect(count).toBe(5 * targets().length * 3);
+    for (const line of ['go test -modfile=go.test.mod ./...', 'go test -run=TestX ./...'])
+      expect((await place.decide(line, { allow: ['Bash(go test:*)'] }, 'default')).behavior, line).toBe(
+        'allow',
+      );
+  });
+
   it('keeps everyday spellings allowed: files inside the project, and values that are no file', async () => {
     for (const command of [
       'grep -fpatterns.txt README.md',

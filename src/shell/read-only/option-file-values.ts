@@ -15,6 +15,8 @@ interface FileLetters {
   valued: string;
   /** Reading letters (and long options) whose value is a colon-separated list of files. */
   lists?: { letters: string; long: readonly string[] };
+  /** Single-dash long options (Go's flag package) whose `-name=value` value is a file or directory read. */
+  dashLong?: readonly string[];
 }
 
 const grepLetters: FileLetters = { reads: 'f', valued: 'eABCmdD' };
@@ -32,6 +34,8 @@ const programLetters: Readonly<Record<string, FileLetters>> = {
   file: { reads: 'mf', valued: 'FeP', lists: { letters: 'm', long: ['--magic-file'] } },
   // -f reads dates line by line and prints each bad one; -r reads a file's time.
   date: { reads: 'fr', valued: 'dI' },
+  // A go.mod or overlay elsewhere can point the build at any source; -C moves where it runs.
+  go: { reads: '', valued: '', dashLong: ['-modfile', '-overlay', '-pgo', '-C'] },
 };
 
 /** git's diff options (`-O<orderfile>`) are accepted by every command that shows a diff. */
@@ -105,6 +109,13 @@ export function attachedFileValues(argv: readonly string[]): Array<{ index: numb
       // The value of `--magic-file a:b` is the next word; of `--magic-file=a:b`, the rest of this one.
       const value = word === long ? argv[index + 1] : word.slice(long.length + 1);
       if (value !== undefined) add(word === long ? index + 1 : index, value, true);
+      continue;
+    }
+    const dashLong = found.letters.dashLong?.find(
+      (option) => word.startsWith(`${option}=`) || word.startsWith(`-${option}=`),
+    );
+    if (dashLong !== undefined) {
+      add(index, word.slice(word.indexOf('=') + 1), false);
       continue;
     }
     if (!/^-[A-Za-z0-9]/.test(word)) continue;
