@@ -18,6 +18,7 @@ export {
 export { parseForSecurity } from './parse-for-security.ts';
 export { isReadOnlySimpleCommand, type ReadOnlyInput } from './read-only/classify.ts';
 export { type IndirectRead, indirectReadsOf } from './read-only/indirect-reads.ts';
+export { attachedFileValues } from './read-only/option-file-values.ts';
 export { sedScriptReads } from './read-only/sed.ts';
 export {
   type ArgKind,
@@ -32,4 +33,10 @@ export {
   type SimpleCommand,
   trackedVariablePlaceholder,
 } from './types.ts';
-export { type UnwrapDetails, unwrapCommand, unwrapCommandDetailed, wrapperNames } from './wrappers.ts';
+export {
+  type UnwrapDetails,
+  unwrapCommand,
+  unwrapCommandDetailed,
+  userChangingWrappers,
+  wrapperNames,
+} from './wrappers.ts';

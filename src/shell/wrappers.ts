@@ -228,6 +228,13 @@ const wrapperSpecs: Record<string, WrapperSpec> = {
 /** Names of the wrappers {@link unwrapCommand} removes. */
 export const wrapperNames: readonly string[] = Object.keys(wrapperSpecs);
 
+/**
+ * Wrappers that run the inner command as another user, with that user's rights, home and
+ * environment (`sudo`, `doas`). What an allow rule or a mode grants the command as the user it does
+ * not grant it as root; only a rule that names the wrapper (`Bash(sudo apt update)`) does.
+ */
+export const userChangingWrappers: ReadonlySet<string> = new Set(['sudo', 'doas']);
+
 /** The option table of a wrapper (for tests and explanations). */
 export function wrapperSpec(name: string): WrapperSpec | undefined {
   return own(wrapperSpecs, name);

@@ -165,10 +165,12 @@ const placements: Array<{ name: string; build: (root: string, text: string) => s
     },
     {
       name: '.git file pointing elsewhere',
+      // The store stays inside the working directory: one outside it is another repository's
+      // history as far as efferent can tell, and asks (security-repository-config-paths.md).
       build: (root, text) => {
-        gitDirectory(join(root, 'store', 'proj.git'), `${baseConfig}${text}\n`);
         mkdirSync(join(root, 'proj'));
-        writeFileSync(join(root, 'proj', '.git'), 'gitdir: ../store/proj.git\n');
+        gitDirectory(join(root, 'proj', 'store', 'proj.git'), `${baseConfig}${text}\n`);
+        writeFileSync(join(root, 'proj', '.git'), 'gitdir: store/proj.git\n');
         return join(root, 'proj');
       },
       gitShows: true,

@@ -285,6 +285,22 @@ const inert = new Set([
   'http.lowspeedtime',
 ]);
 
+/**
+ * Inert keys whose value names a file or directory git opens: git runs nothing from it, but the
+ * repository chooses what git reads, and some of it reaches the output (`core.worktree` is the tree
+ * `git diff` and `git grep` print; `git blame` prints the first bad line of `blame.ignoreRevsFile`).
+ * Each value is a read the inspection hands back, judged like any other read of the command. Keys are
+ * lower-case; `base` is what a relative value is relative to.
+ */
+export const pathValuedKeys: Readonly<Record<string, { base: 'git-dir' | 'work-tree'; role: string }>> = {
+  'core.worktree': { base: 'git-dir', role: 'the working tree git reads' },
+  'blame.ignorerevsfile': { base: 'work-tree', role: 'a file git blame prints lines of' },
+  'core.excludesfile': { base: 'work-tree', role: 'an ignore file git reads' },
+  'core.attributesfile': { base: 'work-tree', role: 'an attributes file git reads' },
+  'diff.orderfile': { base: 'work-tree', role: 'an order file git diff reads' },
+  'commit.template': { base: 'work-tree', role: 'a template git commit reads' },
+};
+
 /** Sections whose every key is display-only. */
 const inertSections = new Set(['color', 'advice', 'pretty']);
 

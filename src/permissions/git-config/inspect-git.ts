@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { isInsideDirectory, readOwnFileSync } from '../../core/index.ts';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type ConfigEntry, isIncludeEntry, readConfigFile, readConfigWithIncludes } from './config-file.ts';
-import { entryConcern, entryKey } from './inert-keys.ts';
+import { entryConcern, entryKey, pathValuedKeys } from './inert-keys.ts';
 import { isHarmlessEnvAssignment } from '../../shell/index.ts';
 
 /**
@@ -30,8 +30,24 @@ export interface GitInvocation {
   home: string;
 }
 
-/** The verdict: inert (with what was read, for the trace) or a reason to ask. */
-export type GitInspection = { ok: true; detail: string } | { ok: false; reason: string };
+/**
+ * The verdict: inert (with what was read, for the trace) or a reason to ask. `reads` are the files
+ * and directories the configuration makes git open (`core.worktree`, `blame.ignoreRevsFile`…): the
+ * caller judges them as reads of the command, as if they stood on its command line.
+ */
+export type GitInspection =
+  | { ok: true; detail: string; reads?: readonly string[]; storeReads?: readonly StoreRead[] }
+  | { ok: false; reason: string };
+
+/**
+ * A git directory or object store that a directory's `.git` link, gitdir file or `alternates`
+ * names (`namedIn`): when that directory is the user's working directory, the store is read as
+ * the command's. A repository found above the working directories is the user's own layout.
+ */
+export interface StoreRead {
+  path: string;
+  namedIn: string;
+}
 
 /** How the permission engine inspects a git invocation; injectable like `realpath`. */
 export type GitInspector = (invocation: GitInvocation) => GitInspection;
@@ -355,7 +371,7 @@ function inspectRepository(
   repository: Repository,
   home: string,
   submodules: Repository[] | undefined,
-): { files: string[] } | { reason: string } {
+): { files: string[]; reads: string[]; storeReads: StoreRead[] } | { reason: string } {
   const common = commonDirectory(repository.gitDir);
   if (typeof common !== 'string')
     return { reason: `${common.error}, so the repository configuration cannot be inspected` };
@@ -382,6 +398,12 @@ function inspectRepository(
   const workTree =
     repository.workTree ??
     (configuredTree ? resolveHome(configuredTree, repository.gitDir, home) : undefined);
+  const reads = configuredReads(
+    entries,
+    { gitDir: repository.gitDir, workTree: workTree ?? repository.gitDir },
+    home,
+  );
+  if (typeof reads === 'string') return { reason: `${configurationOf(repository)} ${reads}` };
   const hooksPath = lastValue(entries, 'core', 'hookspath');
   const hooks = hooksPath
     ? resolveHome(hooksPath, workTree ?? repository.gitDir, home)
@@ -399,7 +421,80 @@ function inspectRepository(
       (workTree ? embeddedSubmodules(workTree, submodules) : undefined);
     if (problem) return { reason: `${problem}, so the submodules cannot be inspected` };
   }
-  return { files };
+  return { files, reads, storeReads: storeReads(repository, common) };
+}
+
+const physical = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/**
+ * The stores a repository's git reads objects and history from, as the directory holding its
+ * `.git` names them: the git directory and object store themselves (a `.git` symbolic link or
+ * gitdir file can lead to another repository of the user's), unless the git directory is a linked
+ * worktree's that names this very working tree back (`git worktree add` writes that; a repository
+ * cannot forge it in a directory it does not control), and every `objects/info/alternates` entry.
+ */
+function storeReads(repository: Repository, common: string): StoreRead[] {
+  const namedIn = repository.workTree ?? repository.gitDir;
+  const objects = join(common, 'objects');
+  const reads: StoreRead[] = [];
+  if (repository.workTree !== undefined && !isLinkedWorktree(repository.gitDir, common, repository.workTree))
+    reads.push({ path: physical(repository.gitDir), namedIn }, { path: physical(objects), namedIn });
+  const alternates = readOwnFileSync(join(objects, 'info', 'alternates'), { maxBytes: 65536 });
+  if (alternates.kind === 'read')
+    for (const line of alternates.text.split('\n')) {
+      const entry = line.trim();
+      if (entry !== '' && !entry.startsWith('#')) reads.push({ path: resolve(objects, entry), namedIn });
+    }
+  else if (alternates.kind === 'refused') reads.push({ path: join(objects, 'info', 'alternates'), namedIn });
+  return reads;
+}
+
+/**
+ * Whether `gitDir` is a linked worktree's, laid out as git lays it out (`<common>/worktrees/<name>`)
+ * and naming `workTree/.git` in its `gitdir` file. A gitdir the repository planted inside the
+ * project could name anything back, so the layout under the common directory is required too.
+ */
+function isLinkedWorktree(gitDir: string, common: string, workTree: string): boolean {
+  const real = physical(gitDir);
+  if (dirname(dirname(real)) !== physical(common) || !real.includes('/worktrees/')) return false;
+  if (!existsSync(join(gitDir, 'commondir'))) return false;
+  try {
+    const read = readOwnFileSync(join(gitDir, 'gitdir'), { maxBytes: 4096 });
+    if (read.kind !== 'read') return false;
+    const named = resolve(gitDir, read.text.replace(/\r?\n$/, ''));
+    return physical(named) === physical(join(workTree, '.git'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The paths the path-valued keys of {@link pathValuedKeys} name, resolved as git resolves them
+ * (`~/` from home, relative to the git directory or the top of the working tree), or why one
+ * cannot be known before git runs (`~user/`, `%(prefix)/`).
+ */
+function configuredReads(
+  entries: readonly ConfigEntry[],
+  bases: { gitDir: string; workTree: string },
+  home: string,
+): string[] | string {
+  const reads: string[] = [];
+  for (const entry of entries) {
+    if (entry.subsection !== undefined || isIncludeEntry(entry)) continue;
+    const key = pathValuedKeys[`${entry.section}.${entry.name}`];
+    if (key === undefined || !entry.value) continue;
+    const value = entry.value.replace(/^:\(optional\)/, '');
+    if (/^~[^/]/.test(value) || value.startsWith('%('))
+      return `sets ${entryKey(entry)} to ${value}, ${key.role}, which is only known when git runs`;
+    reads.push(resolveHome(value, key.base === 'git-dir' ? bases.gitDir : bases.workTree, home));
+  }
+  return reads;
 }
 
 /**
@@ -425,6 +520,14 @@ export function inspectGitInvocation(invocation: GitInvocation): GitInspection {
     const concern = entryConcern(entry);
     if (concern !== undefined) return ask(`the command line sets ${entryKey(entry)} (-c), ${concern}`);
   }
+  const commandLineReads = configuredReads(
+    options.entries,
+    { gitDir: options.directory, workTree: options.directory },
+    invocation.home,
+  );
+  if (typeof commandLineReads === 'string') return ask(`the command line ${commandLineReads}`);
+  const reads = [...commandLineReads];
+  const stores: StoreRead[] = [];
   let repositories: Repository[];
   if (options.gitDir !== undefined || options.bare) {
     const gitDir = options.gitDir ?? options.directory;
@@ -438,22 +541,33 @@ export function inspectGitInvocation(invocation: GitInvocation): GitInspection {
       options.workTree === undefined ? repository : { ...repository, workTree: options.workTree },
     );
   }
-  if (repositories.length === 0) return { ok: true, detail: `no repository is above ${options.directory}` };
+  if (repositories.length === 0)
+    return { ok: true, detail: `no repository is above ${options.directory}`, ...readsOf(reads) };
   const files: string[] = [];
   const submodules: Repository[] = [];
   for (const repository of repositories) {
     const judged = inspectRepository(repository, invocation.home, submodules);
     if ('reason' in judged) return ask(judged.reason);
     files.push(...judged.files);
+    reads.push(...judged.reads);
+    stores.push(...judged.storeReads);
   }
   for (let index = 0; index < submodules.length; index++) {
     const judged = inspectRepository(submodules[index] as Repository, invocation.home, undefined);
     if ('reason' in judged) return ask(judged.reason);
     files.push(...judged.files);
+    reads.push(...judged.reads);
+    stores.push(...judged.storeReads);
   }
   const where = repositories.map((repository) => repository.gitDir).join(', ');
   return {
     ok: true,
     detail: `repository ${where}: ${files.length} configuration file${files.length === 1 ? '' : 's'} inspected${submodules.length > 0 ? ` (with ${submodules.length} submodule${submodules.length === 1 ? '' : 's'})` : ''}, no key runs a program`,
+    ...readsOf(reads),
+    ...(stores.length > 0 ? { storeReads: stores } : {}),
   };
 }
+
+/** The `reads` field, present only when the configuration names something git opens. */
+const readsOf = (reads: readonly string[]): { reads?: readonly string[] } =>
+  reads.length > 0 ? { reads: [...new Set(reads)] } : {};

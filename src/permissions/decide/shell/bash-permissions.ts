@@ -119,7 +119,7 @@ const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? 
 function inspectGitBeforeAllow(
   subcommand: AnalyzedSubcommandLike,
   verdict: Verdict & { behavior: 'allow' },
-  context: BashFlowContext,
+  context: IndexedCheckContext & BashFlowContext,
 ): Verdict {
   const program = programOf(subcommand);
   if (program.slice(program.lastIndexOf('/') + 1) !== 'git' || context.mode === 'bypassPermissions')
@@ -141,6 +141,10 @@ function inspectGitBeforeAllow(
       reason: `the repository configuration could not be inspected (${errorMessage(error)})`,
     };
   }
+  const configuredRead = inspection.ok
+    ? unreadableConfiguredPath(inspection, subcommand, context)
+    : undefined;
+  if (configuredRead) inspection = { ok: false, reason: configuredRead };
   if (inspection.ok)
     return {
       ...verdict,
@@ -169,6 +173,45 @@ function inspectGitBeforeAllow(
     ],
     suggestions: [],
   };
+}
+
+/**
+ * A path the repository configuration makes git open (`core.worktree`, `blame.ignoreRevsFile`), or
+ * a git directory, object store or alternate that a working directory's `.git` names, is a read of
+ * the command: outside the working directories (unless a Read allow rule covers it), under a Read
+ * deny rule, or unresolvable, it is why the call asks.
+ */
+function unreadableConfiguredPath(
+  inspection: Extract<GitInspection, { ok: true }>,
+  subcommand: AnalyzedSubcommandLike,
+  context: IndexedCheckContext,
+): string | undefined {
+  const cwd = subcommand.cwd ?? context.workspace.cwd;
+  const named = (directory: string) => {
+    const path = resolveInWorkspace(directory, context.workspace, cwd);
+    return !isUnresolvable(path) && isInWorkspace(path, context.workspace);
+  };
+  const judged = [
+    ...(inspection.reads ?? []).map((path) => ({
+      path,
+      what: 'the repository configuration makes git read',
+    })),
+    ...(inspection.storeReads ?? [])
+      .filter((store) => named(store.namedIn))
+      .map((store) => ({ path: store.path, what: `${store.namedIn}/.git makes git read its history from` })),
+  ];
+  for (const { path: read, what } of judged) {
+    const path = resolveInWorkspace(read, context.workspace, cwd);
+    const why = isUnresolvable(path)
+      ? 'which cannot be resolved before it runs'
+      : context.pathRules.readDeny.find(path)
+        ? 'which a Read deny rule covers'
+        : !isInWorkspace(path, context.workspace) && !context.pathRules.readAllow?.find(path)
+          ? 'outside the working directories'
+          : undefined;
+    if (why) return `${what} ${read}, ${why}`;
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sedScriptReads } from '../../../shell/index.ts';
+import { attachedFileValues, sedScriptReads } from '../../../shell/index.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 
@@ -60,6 +60,13 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
   for (const redirect of subcommand.redirects)
     if (readingRedirects.has(redirect.operator))
       words.push({ word: redirect.target, script: false, literal: false });
+  // `grep -vf~/.ssh/id_rsa`: a file-reading option's attached value is a read like a separate word.
+  for (const { index, value } of attachedFileValues(subcommand.argv))
+    words.push({
+      word: value,
+      script: false,
+      literal: subcommand.argKinds?.[index] === 'literal' && !isDynamicWord(value.replace(/\$/g, '')),
+    });
   const candidates: PathCandidate[] = [];
   if (script.files === undefined)
     candidates.push({ unknown: `the files ${subcommand.argv[0]}'s script reads` });

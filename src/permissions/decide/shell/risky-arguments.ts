@@ -1,5 +1,6 @@
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
+import { userChangingWrappers } from '../../../shell/index.ts';
 
 /**
  * Arguments that turn an ordinary-looking command into "run this program" or "write that file".
@@ -188,6 +189,32 @@ function goCheck(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * npm settings given as options whose value is a program npm starts or code it loads: the shell of
+ * scripts and `npm exec`/`explore` (`--script-shell`, `--shell`), node's options, the git, editor,
+ * browser, node-gyp and python programs, the module `npm init` runs, and configuration files that
+ * can set any of them.
+ */
+const packageManagerOptions = [
+  '--script-shell',
+  '--node-options',
+  '--userconfig',
+  '--globalconfig',
+  '--shell',
+  '--git',
+  '--editor',
+  '--browser',
+  '--init-module',
+  '--node-gyp',
+  '--python',
+];
+
+/** `pnpm --config.script-shell=…`: any setting, so any of the risky ones. */
+function pnpmConfigCheck(args: readonly string[]): string | undefined {
+  const setting = args.find((arg) => arg.startsWith('--config.'));
+  return setting === undefined ? undefined : `pnpm ${setting.split('=')[0]} sets a configuration key`;
+}
+
 /** Per program: options that execute or write. */
 const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   git: {
@@ -252,7 +279,10 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
     long: ['--output-document', '--output-file', '--use-askpass', '--execute', '--config'],
   },
   zip: { short: ['T'], long: ['--unzip-command', '--test'] },
-  npm: { long: ['--script-shell', '--node-options', '--userconfig', '--globalconfig'] },
+  npm: { long: packageManagerOptions },
+  // pnpm also takes any npm setting as `--config.KEY=VALUE`; yarn 1 reads a chosen yarnrc.
+  pnpm: { long: packageManagerOptions, check: pnpmConfigCheck },
+  yarn: { long: [...packageManagerOptions, '--use-yarnrc'] },
   make: { long: ['--eval'], short: ['E'], check: makeCheck },
   gmake: { long: ['--eval'], short: ['E'], check: makeCheck },
   go: { check: goCheck },
@@ -318,4 +348,18 @@ export function allowRuleBlocker(subcommand: AnalyzedSubcommandLike): string | u
     if (short) return `${name} -${short} runs a program or writes a file`;
   }
   return options.check?.(args) || undefined;
+}
+
+/**
+ * The wrapper that runs the subcommand as another user (`sudo git diff`, `nice doas rm x`), or
+ * undefined. Then an allow rule is matched against the words as written, wrapper included, and
+ * acceptEdits does not cover it (class `other-user`, docs/decisions/security-other-user.md).
+ */
+export function otherUserWrapper(subcommand: AnalyzedSubcommandLike): string | undefined {
+  const wrappers =
+    subcommand.wrappers ??
+    subcommand.rawArgv.slice(0, Math.max(0, subcommand.rawArgv.length - subcommand.argv.length));
+  return wrappers
+    .map((word) => word.slice(word.lastIndexOf('/') + 1))
+    .find((name) => userChangingWrappers.has(name));
 }

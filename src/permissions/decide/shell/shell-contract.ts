@@ -31,6 +31,8 @@ export interface AnalyzedSubcommandLike {
   writesTo: readonly string[];
   readOnly: boolean;
   origin?: string;
+  /** Wrappers removed from the words, outermost first (`['nice', 'sudo']`). */
+  wrappers?: readonly string[];
   /** Parallel to argv: whether each word is known before the command runs. */
   argKinds?: ReadonlyArray<'literal' | 'glob' | 'dynamic'>;
   /**

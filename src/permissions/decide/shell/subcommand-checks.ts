@@ -13,6 +13,7 @@ import { canonicalCommandText } from './command-text.ts';
 import { harmlessWriteTargets, linkFollowingRead, namesOnlyCommands } from './command-paths.ts';
 import { embeddedCommandSpellings } from './embedded-commands.ts';
 import { programStartingCode } from './inline-code.ts';
+import { otherUserWrapper } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
@@ -138,6 +139,13 @@ function exactRuleContent(text: string): string {
  * subcommand; otherwise, and always for programs that run arbitrary code, the exact command.
  */
 export function suggestRule(subcommand: AnalyzedSubcommandLike, family: string): PermissionSuggestion {
+  // As another user, the rule must name the wrapper: it is the only kind that covers the call.
+  if (otherUserWrapper(subcommand) !== undefined)
+    return {
+      toolName: family,
+      ruleContent: exactRuleContent(canonicalCommandText(subcommand.rawArgv)),
+      behavior: 'allow',
+    };
   const [program = '', second] = subcommand.argv;
   const exact = {
     toolName: family,

@@ -16,7 +16,7 @@ import {
   subcommandLabel,
 } from './command-text.ts';
 import { expansionReads } from './expansion-reads.ts';
-import { allowRuleBlocker } from './risky-arguments.ts';
+import { allowRuleBlocker, otherUserWrapper } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import {
   checkWrites,
@@ -138,10 +138,14 @@ function envFacts(subcommand: AnalyzedSubcommandLike, context: IndexedCheckConte
 
 function findAllowRule(facts: SubcommandFacts): PermissionRule | undefined {
   const { subcommand } = facts;
-  const texts = [
-    canonicalTextWithEnv(subcommand),
-    ...(facts.env().allSafe ? [canonicalCommandText(subcommand.argv)] : []),
-  ];
+  // As another user (`sudo git diff`), only a rule that names the wrapper speaks for it.
+  const texts =
+    otherUserWrapper(subcommand) !== undefined
+      ? [canonicalCommandText(subcommand.rawArgv)]
+      : [
+          canonicalTextWithEnv(subcommand),
+          ...(facts.env().allSafe ? [canonicalCommandText(subcommand.argv)] : []),
+        ];
   return facts.context.shellRules.allow.find(
     texts,
     facts.blocker() === undefined ? undefined : (pattern) => pattern.kind === 'exact',

@@ -11,6 +11,7 @@ import {
   patternDirectories,
 } from './command-paths.ts';
 import { unknownGitCommand } from './git-command-names.ts';
+import { otherUserWrapper } from './risky-arguments.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -207,6 +208,8 @@ const acceptEditsFileCommand: SubcommandStep = (facts) => {
   const program = subcommand.argv[0] ?? '';
   if (context.mode !== 'acceptEdits' && context.mode !== 'auto') return undefined;
   if (!facts.allowMaySpeak() || !facts.env().allSafe || !acceptEditsCommands.has(program)) return undefined;
+  // `sudo rm x` changes files as another user: not the edit the mode approves in advance.
+  if (otherUserWrapper(subcommand) !== undefined) return undefined;
   const reads = facts.reads();
   const certain =
     facts.blocker() === undefined &&
