@@ -48,8 +48,17 @@ export interface Difference {
    * past the subcommand or length limit asks without trying allow rules on its pieces and suggests
    * no rule, so only its suggestions and per-piece allow steps may differ.
    */
-  reviewed?: 'past-limits' | 'stricter';
+  reviewed?: 'past-limits' | 'stricter' | 'recorded';
 }
+
+/**
+ * Corpus cases where the engine is deliberately less strict than the frozen oracle, each reviewed
+ * and recorded here with its reason (and in the decision record named).
+ */
+export const recordedLooserCases: Readonly<Record<string, string>> = {
+  'r7-otheruser-named-rule-allows':
+    'an allow rule that names sudo (`Bash(sudo apt update)`) matches the command as written; the oracle unwrapped sudo and matched only `apt update` (docs/decisions/security-other-user.md)',
+};
 
 /** How strict a decision is: a difference may only ever move up this scale. */
 const strictness: Readonly<Record<string, number>> = { allow: 0, ask: 1, deny: 2 };
@@ -622,9 +631,10 @@ export class EquivalenceRunner {
     const same = JSON.stringify(current) === JSON.stringify(legacy);
     if (same) return undefined;
     if (this.pastLimits(request, current, legacy)) return { call, current, legacy, reviewed: 'past-limits' };
-    return atLeastAsStrict(current, legacy)
-      ? { call, current, legacy, reviewed: 'stricter' }
-      : { call, current, legacy };
+    if (atLeastAsStrict(current, legacy)) return { call, current, legacy, reviewed: 'stricter' };
+    if (Object.hasOwn(recordedLooserCases, call.id))
+      return { call, current, legacy, reviewed: 'recorded' };
+    return { call, current, legacy };
   }
 
   /** Whether a difference is the deliberate one: past the limits, same decision, message and ask kind. */

@@ -50,6 +50,6 @@ for (const call of generateCalls(count, seed)) {
 for (const difference of differences) process.stdout.write(`${JSON.stringify(difference)}\n`);
 const unreviewed = differences.filter((difference) => difference.reviewed === undefined);
 process.stdout.write(
-  `${cases.length} corpus cases and ${count} generated calls (seed ${seed}, ${[...tally].map(([tool, n]) => `${tool} ${n}`).join(', ')}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ${unreviewed.length} differences, ${differences.filter((d) => d.reviewed === 'past-limits').length} reviewed past the limits, ${differences.filter((d) => d.reviewed === 'stricter').length} where the engine is stricter or gives another reason for the same answer\n`,
+  `${cases.length} corpus cases and ${count} generated calls (seed ${seed}, ${[...tally].map(([tool, n]) => `${tool} ${n}`).join(', ')}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ${unreviewed.length} differences, ${differences.filter((d) => d.reviewed === 'past-limits').length} reviewed past the limits, ${differences.filter((d) => d.reviewed === 'stricter').length} where the engine is stricter or gives another reason for the same answer, ${differences.filter((d) => d.reviewed === 'recorded').length} recorded looser by review\n`,
 );
 process.exit(unreviewed.length === 0 ? 0 : 1);
