@@ -87,7 +87,8 @@ export function compilePathPattern(
 export function compiledPathMatches(compiled: CompiledPathPattern, path: string): boolean {
   const { anchored, matcher, coverChildren } = compiled;
   const rel = relative(anchored.base, path);
-  if (rel.startsWith('..') || rel.startsWith('/')) return false;
+  // Only a first segment that is exactly `..` leaves the anchor: `..x.key` and `..data/` are names in it.
+  if (rel === '..' || rel.startsWith('../') || rel.startsWith('/')) return false;
   if (rel === '') {
     return coverChildren && matcher.ignores('efferent-any-child');
   }
