@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { PermissionBehavior } from '../../core/index.ts';
 import { aliasSpellings, type CanonicalPath } from '../paths/canonical-path.ts';
 import { type AnchoredPathPattern, anchorPathPattern, pathPatternMatches } from '../rules/path-pattern.ts';
+import { literalDirectoryOf } from '../rules/path-rule-index.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { toolNameMatches } from '../rules/tool-names.ts';
 import type { Workspace } from './workspace.ts';
@@ -129,6 +130,5 @@ export function pathRuleLiteralPrefix(rule: PermissionRule, workspace: Workspace
     home: workspace.home,
   });
   if (!anchored.pattern.startsWith('/')) return anchored.base;
-  const literal = anchored.pattern.split(/[*?[]/)[0] ?? '';
-  return join(anchored.base, literal);
+  return join(anchored.base, literalDirectoryOf(anchored.pattern));
 }

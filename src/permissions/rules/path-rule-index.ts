@@ -82,8 +82,17 @@ function literalPrefixOf(rule: PermissionRule, anchors: Omit<PathAnchors, 'root'
     root: rule.root,
   });
   if (!anchored.pattern.startsWith('/')) return anchored.base;
-  const literal = anchored.pattern.split(/[*?[]/)[0] ?? '';
-  return join(anchored.base, literal);
+  return join(anchored.base, literalDirectoryOf(anchored.pattern));
+}
+
+/**
+ * The text of an anchored pattern up to the last `/` before its first wildcard: whole segments only
+ * (`/s*\/key` is confined to the anchor, not to a directory named `s`), the whole text when literal.
+ */
+export function literalDirectoryOf(pattern: string): string {
+  const cut = pattern.search(/[*?[\\{]/);
+  if (cut === -1) return pattern;
+  return pattern.slice(0, pattern.lastIndexOf('/', cut) + 1);
 }
 
 /** Compiles a path rule list (in precedence order) for one working directory and home. */

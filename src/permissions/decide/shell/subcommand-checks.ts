@@ -306,14 +306,25 @@ export function checkCriticalRemoval(
 
 /**
  * Whether a directory argument holds what a read deny rule covers, so a recursive reader (`grep -r`,
- * `tar`, `cp -r`) would read it. Bare patterns match at any depth, so for them only a scan of their
- * whole anchor directory (or above) counts.
+ * `rg`, `tar`, `cp -r`) would read it: a rule confined to a directory inside it, or a rule whose
+ * wildcards reach into it from above (bare `*.key`, any-depth or one-level patterns) when a bounded scan of
+ * the directory meets a name the rule covers (or cannot finish).
  */
 export function directoryHoldsDeniedPath(
   path: { lexical: string; physical: string },
   context: IndexedCheckContext,
 ): boolean {
-  return context.pathRules.readDeny.firstInside([path.lexical, path.physical]) !== undefined;
+  const { readDeny } = context.pathRules;
+  const directories = [path.lexical, path.physical];
+  if (readDeny.firstInside(directories) !== undefined) return true;
+  if (readDeny.firstAround(directories) === undefined) return false;
+  const scanLinks = context.workspace.scanLinks;
+  if (scanLinks === undefined) return false;
+  const lexicalOf = (entry: string) => `${path.lexical}${entry.slice(path.physical.length)}`;
+  const scan = scanLinks(path.physical, [], {
+    match: (entry) => readDeny.find({ lexical: lexicalOf(entry), physical: entry }) !== undefined,
+  });
+  return scan !== undefined && (scan.matched !== undefined || !scan.complete);
 }
 
 /** A glob argument that could expand to a path some read deny rule covers, or undefined. */
