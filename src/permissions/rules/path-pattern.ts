@@ -43,6 +43,20 @@ export function anchorPathPattern(
   return { base: anchors.cwd, pattern: content };
 }
 
+const nonAscii = /[^\x00-\x7f]/;
+const defaultIgnorable = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * Text as deny and ask rules compare it: the names a file system may take for the same name are
+ * joined. NFC (APFS compares normalised names, HFS+ stores them decomposed), default-ignorable code
+ * points removed (HFS+ ignores them, CVE-2014-9390), and Unicode case folded (case-insensitive
+ * volumes: the Kelvin sign is `k`, the long s is `s`). ASCII text is only lowercased.
+ */
+export function foldRuleText(text: string): string {
+  if (!nonAscii.test(text)) return /[A-Z]/.test(text) ? text.toLowerCase() : text;
+  return text.normalize('NFC').replace(defaultIgnorable, '').toUpperCase().toLowerCase().normalize('NFC');
+}
+
 // Compiled matchers are reused across decisions; bounded so a long session cannot grow it forever.
 const compiled = new LRUCache<string, Ignore>({ max: 4096 });
 
@@ -50,7 +64,8 @@ function matcherFor(pattern: string, caseInsensitive: boolean): Ignore {
   const key = `${caseInsensitive ? 'i' : 's'}:${pattern}`;
   let matcher = compiled.get(key);
   if (!matcher) {
-    matcher = ignore({ ignorecase: caseInsensitive, allowRelativePaths: true }).add(pattern);
+    const text = caseInsensitive ? foldRuleText(pattern) : pattern;
+    matcher = ignore({ ignorecase: caseInsensitive, allowRelativePaths: true }).add(text);
     compiled.set(key, matcher);
   }
   return matcher;
@@ -58,7 +73,10 @@ function matcherFor(pattern: string, caseInsensitive: boolean): Ignore {
 
 /** Options for {@link pathPatternMatches}. */
 export interface PathMatchOptions {
-  /** Deny and ask rules match case-insensitively (case-insensitive filesystems exist). */
+  /**
+   * Deny and ask rules match case-insensitively (case-insensitive filesystems exist), and on folded
+   * text ({@link foldRuleText}): the pattern and the path below the anchor, the anchor itself too.
+   */
   caseInsensitive: boolean;
   /** Also match when the pattern covers something inside the path (the path may be a directory searched recursively). */
   coverChildren: boolean;
@@ -69,6 +87,8 @@ export interface CompiledPathPattern {
   anchored: AnchoredPathPattern;
   matcher: Ignore;
   coverChildren: boolean;
+  /** Compare folded text ({@link foldRuleText}); set for case-insensitive matching. */
+  fold?: boolean;
 }
 
 /** Compiles an anchored pattern for repeated matching with the same options (the matcher is shared through the cache). */
@@ -80,13 +100,16 @@ export function compilePathPattern(
     anchored,
     matcher: matcherFor(anchored.pattern, options.caseInsensitive),
     coverChildren: options.coverChildren,
+    fold: options.caseInsensitive,
   };
 }
 
 /** Whether an absolute, canonical path is covered by a compiled pattern. */
 export function compiledPathMatches(compiled: CompiledPathPattern, path: string): boolean {
   const { anchored, matcher, coverChildren } = compiled;
-  const rel = relative(anchored.base, path);
+  const rel = compiled.fold
+    ? relative(foldRuleText(anchored.base), foldRuleText(path))
+    : relative(anchored.base, path);
   // Only a first segment that is exactly `..` leaves the anchor: `..x.key` and `..data/` are names in it.
   if (rel === '..' || rel.startsWith('../') || rel.startsWith('/')) return false;
   if (rel === '') {
@@ -108,6 +131,7 @@ export function pathPatternMatches(
       anchored,
       matcher: matcherFor(anchored.pattern, options.caseInsensitive),
       coverChildren: options.coverChildren,
+      fold: options.caseInsensitive,
     },
     path,
   );

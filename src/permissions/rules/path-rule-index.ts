@@ -6,6 +6,7 @@ import {
   type CompiledPathPattern,
   compiledPathMatches,
   compilePathPattern,
+  foldRuleText,
   type PathAnchors,
 } from './path-pattern.ts';
 import type { PermissionRule } from './rule-types.ts';
@@ -37,9 +38,11 @@ interface IndexedPathRule {
   prefix: string;
 }
 
-/** ASCII-only lowercasing: the matcher folds case per character, the index must never split what it joins. */
-const foldCase = (text: string): string =>
-  /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
+/**
+ * The matcher's folding ({@link foldRuleText}) for bucket keys and lookups: the index must never split
+ * what the matcher joins. ASCII text is only lowercased.
+ */
+const foldCase = foldRuleText;
 
 /** Text `path.resolve` would change: empty, `.` or `..` segments, or a trailing `/`. */
 const notResolved = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
