@@ -70,7 +70,7 @@ function ancestorsOf(path: string): string[] {
  */
 function bucketOf(anchored: AnchoredPathPattern): string {
   const base = resolve(anchored.base);
-  if (!anchored.pattern.startsWith('/')) return foldCase(base);
+  if (!anchored.pattern.startsWith('/') || anchored.pattern.includes('\n')) return foldCase(base);
   const cut = anchored.pattern.search(/[*?[\\]/);
   const literal = cut === -1 ? anchored.pattern : anchored.pattern.slice(0, cut);
   const directory = literal.slice(0, literal.lastIndexOf('/') + 1);
@@ -93,6 +93,8 @@ function literalPrefixOf(rule: PermissionRule, anchors: Omit<PathAnchors, 'root'
  * (`/s*\/key` is confined to the anchor, not to a directory named `s`), the whole text when literal.
  */
 export function literalDirectoryOf(pattern: string): string {
+  // Alternatives (one gitignore line each) are confined only to their common anchor.
+  if (pattern.includes('\n')) return '';
   const cut = pattern.search(/[*?[\\{]/);
   if (cut === -1) return pattern;
   return pattern.slice(0, pattern.lastIndexOf('/', cut) + 1);
