@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { aliasSpellings, isInsideDirectory } from '../paths/canonical-path.ts';
+import type { LinkScanFn } from '../paths/link-scan.ts';
 import {
   type AnchoredPathPattern,
   anchorPathPattern,
@@ -301,6 +302,23 @@ export class PathRuleIndex {
       index > 0 && directories.indexOf(directory) < index ? undefined : table.firstInside(directory),
     );
     return earliest(found)?.rule;
+  }
+
+  /**
+   * Whether a directory holds a path these rules cover, so a recursive reader of it reads one: a rule
+   * confined inside it, or a rule whose wildcards reach into it from above when a bounded scan of the
+   * directory (links not entered) meets a covered entry or cannot finish. Without a scanner only the
+   * first answer is known.
+   */
+  holdsCoveredPath(path: PathSpellings, scanLinks: LinkScanFn | undefined): boolean {
+    const directories = [path.lexical, path.physical];
+    if (this.firstInside(directories) !== undefined) return true;
+    if (scanLinks === undefined || this.firstAround(directories) === undefined) return false;
+    const lexicalOf = (entry: string) => `${path.lexical}${entry.slice(path.physical.length)}`;
+    const scan = scanLinks(path.physical, [], {
+      match: (entry) => this.find({ lexical: lexicalOf(entry), physical: entry }) !== undefined,
+    });
+    return scan !== undefined && (scan.matched !== undefined || !scan.complete);
   }
 
   /** The first rule whose literal prefix lies inside one of the directories or holds it. */

@@ -16,6 +16,7 @@ import { programStartingCode } from './inline-code.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
+import type { PathRuleIndex } from '../../rules/path-rule-index.ts';
 import { carriedNameLimits, carriedProtectedName, globMatches } from './carried-names.ts';
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
@@ -314,25 +315,25 @@ export function directoryHoldsDeniedPath(
   path: { lexical: string; physical: string },
   context: IndexedCheckContext,
 ): boolean {
-  const { readDeny } = context.pathRules;
-  const directories = [path.lexical, path.physical];
-  if (readDeny.firstInside(directories) !== undefined) return true;
-  if (readDeny.firstAround(directories) === undefined) return false;
-  const scanLinks = context.workspace.scanLinks;
-  if (scanLinks === undefined) return false;
-  const lexicalOf = (entry: string) => `${path.lexical}${entry.slice(path.physical.length)}`;
-  const scan = scanLinks(path.physical, [], {
-    match: (entry) => readDeny.find({ lexical: lexicalOf(entry), physical: entry }) !== undefined,
-  });
-  return scan !== undefined && (scan.matched !== undefined || !scan.complete);
+  return directoryHoldsCoveredPath(path, context.pathRules.readDeny, context.workspace);
+}
+
+/** {@link directoryHoldsDeniedPath} for any compiled list of deny or ask path rules. */
+export function directoryHoldsCoveredPath(
+  path: { lexical: string; physical: string },
+  rules: PathRuleIndex,
+  workspace: Workspace,
+): boolean {
+  return rules.holdsCoveredPath(path, workspace.scanLinks);
 }
 
 /** A glob argument that could expand to a path some read deny rule covers, or undefined. */
 export function globReachingDeniedPath(
   subcommand: AnalyzedSubcommandLike,
   context: IndexedCheckContext,
+  rules: PathRuleIndex = context.pathRules.readDeny,
 ): string | undefined {
-  if (context.pathRules.readDeny.size === 0) return undefined;
+  if (rules.size === 0) return undefined;
   return subcommand.argv.slice(1).find((word, offset) => {
     const kind = subcommand.argKinds?.[offset + 1];
     if (kind !== 'glob' && !(kind === undefined && /[*?[]/.test(word))) return false;
@@ -340,7 +341,7 @@ export function globReachingDeniedPath(
     const directory = literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) : '.';
     const resolved = resolveFrom(directory, subcommand, context.workspace);
     if (isUnresolvable(resolved)) return true;
-    return context.pathRules.readDeny.firstAround([resolved.lexical, resolved.physical]) !== undefined;
+    return rules.firstAround([resolved.lexical, resolved.physical]) !== undefined;
   });
 }
 
