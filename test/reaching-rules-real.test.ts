@@ -84,3 +84,49 @@ describe('deny rules that reach into a searched directory from above (generated)
         }
   });
 });
+
+describe('edit deny rules that reach into a directory a command changes as a whole (generated)', () => {
+  const editRules = [
+    'Edit(*.key)',
+    'Edit(**/*.key)',
+    'Edit(./**/id.key)',
+    'Edit(deep/id.key)',
+    'Edit(id.key)',
+  ];
+  const writers: Array<[string, string]> = [
+    ['rm -rf D', 'Bash(rm *)'],
+    ['rm -r D', 'Bash(rm *)'],
+    ['chmod -R 777 D', 'Bash(chmod *)'],
+    ['git checkout -- D', 'Bash(git checkout *)'],
+    ['git restore D', 'Bash(git restore *)'],
+    ['git clean -fdx D', 'Bash(git clean *)'],
+    ['cp -r lib/. D', 'Bash(cp *)'],
+    ['rsync -a --delete lib/ D', 'Bash(rsync *)'],
+    ['find D -delete', 'Bash(find *)'],
+  ];
+
+  it('never allows a command that changes a directory holding a file an Edit deny rule covers', async () => {
+    let count = 0;
+    for (const rule of editRules)
+      for (const [writer, allow] of writers)
+        for (const directory of ['src', './src/']) {
+          const command = writer.replaceAll('D', directory);
+          for (const mode of ['acceptEdits', 'bypassPermissions'] as const) {
+            const result = await place.decide(command, { deny: [rule], allow: [allow] }, mode);
+            expect(result.behavior, `${mode} ${command} with ${rule}`).not.toBe('allow');
+            count++;
+          }
+        }
+    expect(count).toBe(editRules.length * writers.length * 4);
+  });
+
+  it('keeps the same commands allowed on a directory that holds nothing a rule covers', async () => {
+    for (const rule of editRules)
+      for (const [writer, allow] of writers) {
+        if (writer.startsWith('find')) continue; // `find -delete` asks under any allow rule
+        const command = writer.replaceAll('D', 'lib/deep').replace('lib/. lib/deep', 'src/app.ts lib/deep');
+        const result = await place.decide(command, { deny: [rule], allow: [allow] }, 'acceptEdits');
+        expect(result.behavior, `${command} with ${rule}`).toBe('allow');
+      }
+  });
+});

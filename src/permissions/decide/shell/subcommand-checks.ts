@@ -399,11 +399,19 @@ export function indirectReadAsk(
 export function argumentUnderWriteDeny(
   paths: ReadonlyArray<{ lexical: string; physical: string }>,
   context: IndexedCheckContext,
+  writeDeny: PathRuleIndex = context.pathRules.writeDeny,
 ): { path: string; rule: PermissionRule } | undefined {
-  const { writeDeny } = context.pathRules;
   if (writeDeny.size === 0) return undefined;
   for (const path of paths) {
-    const rule = writeDeny.find(path) ?? writeDeny.firstInside([path.lexical, path.physical]);
+    const directories = [path.lexical, path.physical];
+    // A rule whose wildcards reach into the directory from above (`Edit(*.json)`) counts when a
+    // bounded scan finds a file it covers there: `rm -rf config` removes config/deep/prod.json.
+    const rule =
+      writeDeny.find(path) ??
+      writeDeny.firstInside(directories) ??
+      (writeDeny.holdsCoveredPath(path, context.workspace.scanLinks)
+        ? writeDeny.firstAround(directories)
+        : undefined);
     if (rule) return { path: path.lexical, rule };
   }
   return undefined;
