@@ -96,3 +96,39 @@ describe('Read ask rules hold for Bash reads and searches (generated)', () => {
     }
   });
 });
+
+describe('Edit ask rules hold for commands that change what they name (generated)', () => {
+  const askRules = [
+    'Edit(./secrets/**)',
+    'Edit(*.key)',
+    'Edit(./secrets/deep/id.key)',
+    'Write(**/token.txt)',
+  ];
+  const changers: Array<[string, string]> = [
+    ['rm -rf secrets', 'Bash(rm *)'],
+    ['git checkout -- secrets', 'Bash(git checkout *)'],
+    ['git restore secrets', 'Bash(git restore *)'],
+    ['chmod -R 700 secrets', 'Bash(chmod *)'],
+    ['git clean -fdx secrets', 'Bash(git clean *)'],
+  ];
+
+  it('asks even under an allow rule for the command, in acceptEdits', async () => {
+    let count = 0;
+    for (const rule of askRules)
+      for (const [command, allow] of changers) {
+        const result = await place.decide(command, { ask: [rule], allow: [allow] }, 'acceptEdits');
+        expect(result.behavior, `${command} with ${rule}`).toBe('ask');
+        count++;
+      }
+    expect(count).toBe(20);
+  });
+
+  it('keeps commands on other directories allowed', async () => {
+    for (const rule of askRules)
+      for (const [command, allow] of changers) {
+        const other = command.replace('secrets', 'src');
+        const result = await place.decide(other, { ask: [rule], allow: [allow] }, 'acceptEdits');
+        expect(result.behavior, `${other} with ${rule}`).toBe('allow');
+      }
+  });
+});

@@ -82,6 +82,25 @@ const namesWriteDeniedPath: SubcommandStep = (facts) => {
   );
 };
 
+/** The same for Edit ask rules: a command that writes names a path one covers, or a directory holding one. */
+const namesWriteAskPath: SubcommandStep = (facts) => {
+  if (facts.subcommand.readOnly) return undefined;
+  const found = argumentUnderWriteDeny(
+    facts.reads().readPaths,
+    facts.context,
+    facts.context.pathRules.writeAsk,
+  );
+  if (!found) return undefined;
+  return ask(
+    'rule',
+    `${facts.label} is not read-only and names ${found.path}, which ${describeRule(found.rule)} covers`,
+    {
+      rule: found.rule,
+      steps: [ruleStep(found.rule, 'ask', `${facts.label} may change ${found.path}.`)],
+    },
+  );
+};
+
 const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
   const rule = context.shellRules.ask.find(spellings);
   if (!rule) return undefined;
@@ -370,6 +389,7 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   },
   { name: 'an ask rule on the command', check: shellAskRule },
   { name: 'a Read ask rule on what it reads', check: readAskRule },
+  { name: 'a command that writes names a path an Edit ask rule covers', check: namesWriteAskPath },
   { name: 'a critical removal', check: criticalRemoval },
   { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
   { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
