@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import { aliasSpellings, isInsideDirectory } from '../paths/canonical-path.ts';
+import { aliasSpellings, fsRealpath, isInsideDirectory } from '../paths/canonical-path.ts';
 import type { LinkScanFn } from '../paths/link-scan.ts';
 import {
   type AnchoredPathPattern,
@@ -121,7 +121,7 @@ export function indexPathRules(
       prefix: resolve(literalPrefixOf(rule, anchors)),
     };
   });
-  return new PathRuleIndex(entries, lookup, anchors.cwd);
+  return new PathRuleIndex(entries, lookup, anchors.cwd, anchors.home);
 }
 
 /** Sorted literal prefixes with a range-minimum table over rule order, for "first rule inside a directory". */
@@ -224,10 +224,14 @@ export class PathRuleIndex {
   private readonly buckets = new Map<string, IndexedPathRule[]>();
   private prefixTable: PrefixTable | undefined;
 
+  /** Deny and ask lookups: anchors reached through a link, resolved on first use. */
+  private linkedAnchors: LinkedAnchor[] | undefined;
+
   constructor(
     private readonly entries: readonly IndexedPathRule[],
     private readonly lookup: PathLookup,
     private readonly cwd: string,
+    private readonly home = cwd,
   ) {
     this.rules = entries.map((entry) => entry.rule);
     for (const entry of entries) {
@@ -282,7 +286,12 @@ export class PathRuleIndex {
           compiledPathMatches(entry.compiled, path.physical),
       )?.rule;
     }
-    const spellings = spellingsOf(path, this.cwd);
+    this.linkedAnchors ??= linkedAnchorsOf([
+      this.cwd,
+      this.home,
+      ...this.entries.map((entry) => entry.rule.root),
+    ]);
+    const spellings = spellingsOf(path, this.cwd, this.linkedAnchors);
     return this.candidates(spellings).find((entry) =>
       spellings.some((spelling) => compiledPathMatches(entry.compiled, spelling)),
     )?.rule;
@@ -334,12 +343,56 @@ export class PathRuleIndex {
 }
 
 /** The link, its target and their aliases, each once. */
-function spellingsOf(path: PathSpellings, cwd: string): string[] {
+function spellingsOf(
+  path: PathSpellings,
+  cwd: string,
+  linkedAnchors: readonly LinkedAnchor[] = [],
+): string[] {
   const aliases = aliasSpellings(path.lexical, cwd);
   if (path.physical !== path.lexical) aliases.push(...aliasSpellings(path.physical, cwd));
-  if (aliases.length === 0)
-    return path.physical === path.lexical ? [path.lexical] : [path.lexical, path.physical];
-  return [...new Set([path.lexical, path.physical, ...aliases])];
+  const found =
+    aliases.length === 0
+      ? path.physical === path.lexical
+        ? [path.lexical]
+        : [path.lexical, path.physical]
+      : [...new Set([path.lexical, path.physical, ...aliases])];
+  return linkedAnchors.length === 0 ? found : reanchoredSpellings(found, linkedAnchors);
+}
+
+/** An anchor of path rules (cwd, home, a settings root) whose physical location differs from its spelling. */
+export interface LinkedAnchor {
+  physical: string;
+  lexical: string;
+}
+
+/**
+ * The anchors among `anchors` that are reached through a symbolic link, as the disk resolves them now:
+ * a `./x` or `~/x` rule anchored at the link must also match the target's spelling of the same file.
+ */
+export function linkedAnchorsOf(anchors: readonly string[]): LinkedAnchor[] {
+  const linked: LinkedAnchor[] = [];
+  for (const lexical of new Set(anchors)) {
+    if (!lexical.startsWith('/')) continue;
+    const physical = fsRealpath(lexical);
+    if (physical !== undefined && physical !== lexical && !linked.some((entry) => entry.lexical === lexical))
+      linked.push({ physical, lexical });
+  }
+  return linked;
+}
+
+/** Each spelling, plus the same path under an anchor's link for every physical anchor it lies in. */
+export function reanchoredSpellings(
+  spellings: readonly string[],
+  linkedAnchors: readonly LinkedAnchor[],
+): string[] {
+  const result = [...spellings];
+  for (const spelling of spellings)
+    for (const { physical, lexical } of linkedAnchors)
+      if (isInsideDirectory(spelling, physical)) {
+        const moved = `${lexical}${spelling.slice(physical.length)}`;
+        if (!result.includes(moved)) result.push(moved);
+      }
+  return result;
 }
 
 function earliest(entries: ReadonlyArray<IndexedPathRule | undefined>): IndexedPathRule | undefined {
