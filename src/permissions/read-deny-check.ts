@@ -8,6 +8,7 @@ import {
 } from './paths/canonical-path.ts';
 import { contentRules, findPathRule } from './decide/rule-match.ts';
 import { createWorkspace, type Workspace } from './decide/workspace.ts';
+import { fileToolFamilies } from './rules/rule-index.ts';
 import type { RuleSet } from './rules/rule-types.ts';
 
 /** What {@link createReadDenyCheck} needs: the merged rules and the home directory `~/` rules use. */
@@ -27,7 +28,8 @@ export type ReadDenyCheck = (absolutePath: string, cwd: string) => boolean;
  * when no Read deny rule exists, so searches without one pay nothing.
  */
 export function createReadDenyCheck(options: ReadDenyCheckOptions): ReadDenyCheck | undefined {
-  const rules = contentRules(options.rules.deny, ['Read']);
+  // Deny rules written under any reading tool's name (`Grep(…)`, `Glob(…)`) are Read rules too.
+  const rules = contentRules(options.rules.deny, fileToolFamilies.Read);
   if (rules.length === 0) return undefined;
   const realpath = options.realpath ?? fsRealpath;
   // Rules anchor at the cwd, which context modifiers may change; keep the workspace of the last one.

@@ -205,6 +205,7 @@ function lookUpSubcommandRuleLists(
     },
     pathRules: {
       readDeny: rules.deny.content(['Read'], input).paths('deny', anchors),
+      readAsk: rules.ask.content(['Read'], input).paths('ask', anchors),
       writeDeny: rules.deny.content(['Edit', 'Read'], input).paths('deny', anchors),
       writeAsk: rules.ask.content(['Edit'], input).paths('ask', anchors),
       writeAllow: rules.allow.content(['Edit'], input).paths('allow', anchors),

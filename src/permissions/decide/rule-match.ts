@@ -2,6 +2,12 @@ import { join } from 'node:path';
 import type { PermissionBehavior } from '../../core/index.ts';
 import { aliasSpellings, type CanonicalPath } from '../paths/canonical-path.ts';
 import { type AnchoredPathPattern, anchorPathPattern, pathPatternMatches } from '../rules/path-pattern.ts';
+import {
+  type LinkedAnchor,
+  linkedAnchorsOf,
+  literalDirectoryOf,
+  reanchoredSpellings,
+} from '../rules/path-rule-index.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { toolNameMatches } from '../rules/tool-names.ts';
 import type { Workspace } from './workspace.ts';
@@ -71,6 +77,20 @@ function anchoredRule(
   return anchored;
 }
 
+// Which anchors are links is asked of the disk once per workspace and rule list (search filters ask per result).
+const linkedAnchorMemo = new WeakMap<
+  Workspace,
+  { rules: readonly PermissionRule[]; linked: LinkedAnchor[] }
+>();
+
+function linkedAnchorsFor(rules: readonly PermissionRule[], workspace: Workspace): LinkedAnchor[] {
+  const known = linkedAnchorMemo.get(workspace);
+  if (known?.rules === rules) return known.linked;
+  const linked = linkedAnchorsOf([workspace.cwd, workspace.home, ...rules.map((rule) => rule.root)]);
+  linkedAnchorMemo.set(workspace, { rules, linked });
+  return linked;
+}
+
 /** Every spelling of a path that deny and ask rules are tried against. */
 export function denyPathSpellings(path: CanonicalPath, cwd: string): string[] {
   return [
@@ -109,7 +129,10 @@ export function findPathRule(
       );
     });
   }
-  const spellings = denyPathSpellings(path, workspace.cwd);
+  const spellings = reanchoredSpellings(
+    denyPathSpellings(path, workspace.cwd),
+    linkedAnchorsFor(rules, workspace),
+  );
   const options = { caseInsensitive: true, coverChildren: true };
   return rules.find((rule) => {
     const anchored = anchoredRule(rule, behavior, workspace);
@@ -129,6 +152,5 @@ export function pathRuleLiteralPrefix(rule: PermissionRule, workspace: Workspace
     home: workspace.home,
   });
   if (!anchored.pattern.startsWith('/')) return anchored.base;
-  const literal = anchored.pattern.split(/[*?[]/)[0] ?? '';
-  return join(anchored.base, literal);
+  return join(anchored.base, literalDirectoryOf(anchored.pattern));
 }

@@ -51,8 +51,16 @@ export function evaluatePathTarget(
   const anchors = { cwd: workspace.cwd, home: workspace.home };
   const deny = context.rules.deny.content(denyFamilies, input).paths('deny', anchors).find(path);
   if (deny) return ruleVerdict(deny, 'deny', `${where} matches ${describeRule(deny)}`);
-  const askRule = context.rules.ask.content(denyFamilies, input).paths('ask', anchors).find(path);
+  const askRules = context.rules.ask.content(denyFamilies, input).paths('ask', anchors);
+  const askRule = askRules.find(path);
   if (askRule) return ruleVerdict(askRule, 'ask', `${where} matches ${describeRule(askRule)}`);
+  // Grep reads every file below its path; the result filter hides denied files, not asked-about ones.
+  if (
+    context.toolName === 'Grep' &&
+    askRules.size > 0 &&
+    askRules.holdsCoveredPath(path, workspace.scanLinks)
+  )
+    return ask('rule', `${where} holds files a Read ask rule covers, and Grep reads them`);
   if (/^\/proc\/|^\/dev\//.test(path.lexical) || /^\/proc\/|^\/dev\//.test(path.physical)) {
     return ask('safety', `${where} is a process or device path`);
   }

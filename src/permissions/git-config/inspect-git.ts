@@ -343,7 +343,8 @@ function embeddedSubmodules(workTree: string, into: Repository[]): string | unde
     if (entry.section !== 'submodule' || entry.name !== 'path' || !entry.value) continue;
     const path = resolve(workTree, entry.value);
     const inside = relative(workTree, path);
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) continue;
+    // A submodule at `..sub` is inside the work tree; only a first segment of exactly `..` leaves it.
+    if (inside === '' || inside === '..' || inside.startsWith('../') || isAbsolute(inside)) continue;
     const dotGit = join(path, '.git');
     let info: ReturnType<typeof statSync>;
     try {

@@ -22,11 +22,15 @@ export interface LinkScan {
    * Only the first few are kept.
    */
   oddNames?: string[];
+  /** The first entry `options.match` accepted; the scan stops there. */
+  matched?: string;
 }
 
 /** How deep a scan looks: `depth` 1 looks only at the directory's own entries. */
 export interface LinkScanOptions {
   depth?: number;
+  /** Tried on every entry's path (under the physical directory); the first it accepts ends the scan. */
+  match?: (path: string) => boolean;
 }
 
 /**
@@ -69,6 +73,7 @@ export const fsLinkScan: LinkScanFn = (directory, within, options = {}) => {
       if (++entries > linkScanLimits.entries) return { links, complete: false, oddNames };
       const path = `${current.path === '/' ? '' : current.path}/${child.name}`;
       if (oddNames.length < 5 && oddNameCharacters.test(child.name)) oddNames.push(path);
+      if (options.match?.(path)) return { links, complete: true, oddNames, matched: path };
       let next: string | undefined;
       if (child.isSymbolicLink()) {
         const target = fsRealpath(path) ?? path;

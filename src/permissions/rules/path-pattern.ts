@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { LRUCache } from 'lru-cache';
 import type { PermissionBehavior } from '../../core/index.ts';
@@ -26,12 +26,26 @@ export interface AnchoredPathPattern {
  * Resolves the rule prefix: `//abs` from `/`, `~/x` from home, `/x` from the rule's root, `./x` and
  * bare `x` from the cwd. A bare pattern with an inner slash is anchored to the cwd for allow rules
  * and matches at any depth for deny and ask rules (a deny should err towards matching).
+ *
+ * Deny and ask rules mean the files their text names however it is spelled: `{a,b}` alternatives are
+ * expanded, `.`, empty and folded `..` segments removed, and a leading `#` or `!` kept as part of a
+ * name (gitignore would read a comment or a negation). Alternatives under different anchors share
+ * their common ancestor, one gitignore line each.
  */
 export function anchorPathPattern(
   content: string,
   behavior: PermissionBehavior,
   anchors: PathAnchors,
 ): AnchoredPathPattern {
+  if (behavior === 'allow') return anchorOne(content, behavior, anchors);
+  const alternatives = expandRuleBraces(content).map((text) =>
+    tidyPattern(anchorOne(text, behavior, anchors)),
+  );
+  const [only] = alternatives;
+  return alternatives.length === 1 && only ? only : joinAlternatives(alternatives);
+}
+
+function anchorOne(content: string, behavior: PermissionBehavior, anchors: PathAnchors): AnchoredPathPattern {
   if (content.startsWith('//')) return { base: '/', pattern: `/${content.slice(2).replace(/^\/+/, '')}` };
   if (content === '~') return { base: anchors.home, pattern: '**' };
   if (content.startsWith('~/')) return { base: anchors.home, pattern: `/${content.slice(2)}` };
@@ -43,6 +57,143 @@ export function anchorPathPattern(
   return { base: anchors.cwd, pattern: content };
 }
 
+/** How many alternatives a rule's braces may expand to; past it the rule covers everything below the text before its first brace. */
+export const ruleBraceLimit = 256;
+
+/** The top-level `{…,…}` group in a rule's text: where it starts and ends and its alternatives. */
+function firstBraceGroup(text: string): { start: number; end: number; parts: string[] } | undefined {
+  for (let start = 0; start < text.length; start++) {
+    if (text[start] === '\\') {
+      start++;
+      continue;
+    }
+    if (text[start] !== '{') continue;
+    const parts: string[] = [];
+    let depth = 0;
+    let from = start + 1;
+    for (let at = start + 1; at < text.length; at++) {
+      const char = text[at];
+      if (char === '\\') at++;
+      else if (char === '{') depth++;
+      else if (char === '}' && depth > 0) depth--;
+      else if (char === ',' && depth === 0) {
+        parts.push(text.slice(from, at));
+        from = at + 1;
+      } else if (char === '}') {
+        parts.push(text.slice(from, at));
+        if (parts.length > 1) return { start, end: at, parts };
+        break;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Every text a rule's `{a,b}` alternatives spell (nested groups too), bounded by {@link ruleBraceLimit}. */
+export function expandRuleBraces(text: string): string[] {
+  const results: string[] = [];
+  const pending = [text];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    const group = firstBraceGroup(current);
+    if (!group) {
+      if (!results.includes(current)) results.push(current);
+      continue;
+    }
+    for (const part of group.parts)
+      pending.push(`${current.slice(0, group.start)}${part}${current.slice(group.end + 1)}`);
+    if (results.length + pending.length > ruleBraceLimit) {
+      const before = text.slice(0, text.indexOf('{'));
+      return [before.endsWith('/') || before === '' ? `${before}**` : `${before}*/**`];
+    }
+  }
+  return results;
+}
+
+const globMagic = /[*?[\\]/;
+
+/**
+ * An anchored deny pattern without the spellings no path has: empty and `.` segments dropped, `..`
+ * folded into the segment before it (a wildcard segment before it becomes `**`, a superset), or into
+ * the anchor when it climbs above it; a bare pattern starting with `#` or `!` escaped. A pattern with
+ * nothing left covers everything below the anchor.
+ */
+function tidyPattern(anchored: AnchoredPathPattern): AnchoredPathPattern {
+  const rooted = anchored.pattern.startsWith('/');
+  if (!rooted) {
+    const special = anchored.pattern.startsWith('#') || anchored.pattern.startsWith('!');
+    const bare = special ? `\\${anchored.pattern}` : anchored.pattern;
+    if (!/(^|\/)\.{1,2}(\/|$)|\/\//.test(bare)) return { base: anchored.base, pattern: bare };
+    const { segments, trailing } = tidySegments(bare, false);
+    return { base: anchored.base, pattern: `${segments.join('/')}${trailing}` || '**' };
+  }
+  if (!/\/\.{0,2}(\/|$)|.\/\//.test(anchored.pattern)) return anchored;
+  const { segments, trailing, climbs } = tidySegments(anchored.pattern.slice(1), true);
+  let base = anchored.base;
+  for (let step = 0; step < climbs; step++) base = dirname(base);
+  return { base, pattern: segments.length === 0 ? '**' : `/${segments.join('/')}${trailing}` };
+}
+
+function tidySegments(
+  text: string,
+  rooted: boolean,
+): { segments: string[]; trailing: string; climbs: number } {
+  const segments: string[] = [];
+  let climbs = 0;
+  for (const segment of text.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment !== '..') {
+      segments.push(segment);
+      continue;
+    }
+    const last = segments[segments.length - 1];
+    if (last === undefined) {
+      if (rooted) climbs++;
+      else segments.push(segment);
+    } else if (last === '..') segments.push(segment);
+    else if (last === '**' || globMagic.test(last)) segments[segments.length - 1] = '**';
+    else segments.pop();
+  }
+  return { segments, trailing: text.endsWith('/') && segments.length > 0 ? '/' : '', climbs };
+}
+
+/** Gitignore text for a literal directory name: wildcard and escape characters escaped. */
+const literalSegments = (path: string) => path.replace(/[*?[\]\\]/g, '\\$&');
+
+/** Alternatives under different anchors as one pattern under their common ancestor, a line each. */
+function joinAlternatives(alternatives: readonly AnchoredPathPattern[]): AnchoredPathPattern {
+  let base = alternatives[0]?.base ?? '/';
+  for (const { base: other } of alternatives)
+    while (
+      relative(base, other) === '..' ||
+      relative(base, other).startsWith('../') ||
+      relative(base, other).startsWith('/')
+    )
+      base = dirname(base);
+  const lines = alternatives.map(({ base: own, pattern }) => {
+    const below = relative(base, own);
+    if (below === '') return pattern;
+    const prefix = `/${literalSegments(below)}`;
+    if (pattern === '**') return `${prefix}/**`;
+    return pattern.startsWith('/') ? `${prefix}${pattern}` : `${prefix}/**/${pattern}`;
+  });
+  return { base, pattern: [...new Set(lines)].join('\n') };
+}
+
+const nonAscii = /[^\x00-\x7f]/;
+const defaultIgnorable = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * Text as deny and ask rules compare it: the names a file system may take for the same name are
+ * joined. NFC (APFS compares normalised names, HFS+ stores them decomposed), default-ignorable code
+ * points removed (HFS+ ignores them, CVE-2014-9390), and Unicode case folded (case-insensitive
+ * volumes: the Kelvin sign is `k`, the long s is `s`). ASCII text is only lowercased.
+ */
+export function foldRuleText(text: string): string {
+  if (!nonAscii.test(text)) return /[A-Z]/.test(text) ? text.toLowerCase() : text;
+  return text.normalize('NFC').replace(defaultIgnorable, '').toUpperCase().toLowerCase().normalize('NFC');
+}
+
 // Compiled matchers are reused across decisions; bounded so a long session cannot grow it forever.
 const compiled = new LRUCache<string, Ignore>({ max: 4096 });
 
@@ -50,7 +201,8 @@ function matcherFor(pattern: string, caseInsensitive: boolean): Ignore {
   const key = `${caseInsensitive ? 'i' : 's'}:${pattern}`;
   let matcher = compiled.get(key);
   if (!matcher) {
-    matcher = ignore({ ignorecase: caseInsensitive, allowRelativePaths: true }).add(pattern);
+    const text = caseInsensitive ? foldRuleText(pattern) : pattern;
+    matcher = ignore({ ignorecase: caseInsensitive, allowRelativePaths: true }).add(text);
     compiled.set(key, matcher);
   }
   return matcher;
@@ -58,7 +210,10 @@ function matcherFor(pattern: string, caseInsensitive: boolean): Ignore {
 
 /** Options for {@link pathPatternMatches}. */
 export interface PathMatchOptions {
-  /** Deny and ask rules match case-insensitively (case-insensitive filesystems exist). */
+  /**
+   * Deny and ask rules match case-insensitively (case-insensitive filesystems exist), and on folded
+   * text ({@link foldRuleText}): the pattern and the path below the anchor, the anchor itself too.
+   */
   caseInsensitive: boolean;
   /** Also match when the pattern covers something inside the path (the path may be a directory searched recursively). */
   coverChildren: boolean;
@@ -69,6 +224,8 @@ export interface CompiledPathPattern {
   anchored: AnchoredPathPattern;
   matcher: Ignore;
   coverChildren: boolean;
+  /** Compare folded text ({@link foldRuleText}); set for case-insensitive matching. */
+  fold?: boolean;
 }
 
 /** Compiles an anchored pattern for repeated matching with the same options (the matcher is shared through the cache). */
@@ -80,14 +237,18 @@ export function compilePathPattern(
     anchored,
     matcher: matcherFor(anchored.pattern, options.caseInsensitive),
     coverChildren: options.coverChildren,
+    fold: options.caseInsensitive,
   };
 }
 
 /** Whether an absolute, canonical path is covered by a compiled pattern. */
 export function compiledPathMatches(compiled: CompiledPathPattern, path: string): boolean {
   const { anchored, matcher, coverChildren } = compiled;
-  const rel = relative(anchored.base, path);
-  if (rel.startsWith('..') || rel.startsWith('/')) return false;
+  const rel = compiled.fold
+    ? relative(foldRuleText(anchored.base), foldRuleText(path))
+    : relative(anchored.base, path);
+  // Only a first segment that is exactly `..` leaves the anchor: `..x.key` and `..data/` are names in it.
+  if (rel === '..' || rel.startsWith('../') || rel.startsWith('/')) return false;
   if (rel === '') {
     return coverChildren && matcher.ignores('efferent-any-child');
   }
@@ -107,6 +268,7 @@ export function pathPatternMatches(
       anchored,
       matcher: matcherFor(anchored.pattern, options.caseInsensitive),
       coverChildren: options.coverChildren,
+      fold: options.caseInsensitive,
     },
     path,
   );

@@ -1,11 +1,13 @@
 import { dirname, join, resolve } from 'node:path';
-import { aliasSpellings, isInsideDirectory } from '../paths/canonical-path.ts';
+import { aliasSpellings, fsRealpath, isInsideDirectory } from '../paths/canonical-path.ts';
+import type { LinkScanFn } from '../paths/link-scan.ts';
 import {
   type AnchoredPathPattern,
   anchorPathPattern,
   type CompiledPathPattern,
   compiledPathMatches,
   compilePathPattern,
+  foldRuleText,
   type PathAnchors,
 } from './path-pattern.ts';
 import type { PermissionRule } from './rule-types.ts';
@@ -37,9 +39,11 @@ interface IndexedPathRule {
   prefix: string;
 }
 
-/** ASCII-only lowercasing: the matcher folds case per character, the index must never split what it joins. */
-const foldCase = (text: string): string =>
-  /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
+/**
+ * The matcher's folding ({@link foldRuleText}) for bucket keys and lookups: the index must never split
+ * what the matcher joins. ASCII text is only lowercased.
+ */
+const foldCase = foldRuleText;
 
 /** Text `path.resolve` would change: empty, `.` or `..` segments, or a trailing `/`. */
 const notResolved = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
@@ -67,7 +71,7 @@ function ancestorsOf(path: string): string[] {
  */
 function bucketOf(anchored: AnchoredPathPattern): string {
   const base = resolve(anchored.base);
-  if (!anchored.pattern.startsWith('/')) return foldCase(base);
+  if (!anchored.pattern.startsWith('/') || anchored.pattern.includes('\n')) return foldCase(base);
   const cut = anchored.pattern.search(/[*?[\\]/);
   const literal = cut === -1 ? anchored.pattern : anchored.pattern.slice(0, cut);
   const directory = literal.slice(0, literal.lastIndexOf('/') + 1);
@@ -82,8 +86,19 @@ function literalPrefixOf(rule: PermissionRule, anchors: Omit<PathAnchors, 'root'
     root: rule.root,
   });
   if (!anchored.pattern.startsWith('/')) return anchored.base;
-  const literal = anchored.pattern.split(/[*?[]/)[0] ?? '';
-  return join(anchored.base, literal);
+  return join(anchored.base, literalDirectoryOf(anchored.pattern));
+}
+
+/**
+ * The text of an anchored pattern up to the last `/` before its first wildcard: whole segments only
+ * (`/s*\/key` is confined to the anchor, not to a directory named `s`), the whole text when literal.
+ */
+export function literalDirectoryOf(pattern: string): string {
+  // Alternatives (one gitignore line each) are confined only to their common anchor.
+  if (pattern.includes('\n')) return '';
+  const cut = pattern.search(/[*?[\\{]/);
+  if (cut === -1) return pattern;
+  return pattern.slice(0, pattern.lastIndexOf('/', cut) + 1);
 }
 
 /** Compiles a path rule list (in precedence order) for one working directory and home. */
@@ -106,7 +121,7 @@ export function indexPathRules(
       prefix: resolve(literalPrefixOf(rule, anchors)),
     };
   });
-  return new PathRuleIndex(entries, lookup, anchors.cwd);
+  return new PathRuleIndex(entries, lookup, anchors.cwd, anchors.home);
 }
 
 /** Sorted literal prefixes with a range-minimum table over rule order, for "first rule inside a directory". */
@@ -209,10 +224,14 @@ export class PathRuleIndex {
   private readonly buckets = new Map<string, IndexedPathRule[]>();
   private prefixTable: PrefixTable | undefined;
 
+  /** Deny and ask lookups: anchors reached through a link, resolved on first use. */
+  private linkedAnchors: LinkedAnchor[] | undefined;
+
   constructor(
     private readonly entries: readonly IndexedPathRule[],
     private readonly lookup: PathLookup,
     private readonly cwd: string,
+    private readonly home = cwd,
   ) {
     this.rules = entries.map((entry) => entry.rule);
     for (const entry of entries) {
@@ -267,7 +286,12 @@ export class PathRuleIndex {
           compiledPathMatches(entry.compiled, path.physical),
       )?.rule;
     }
-    const spellings = spellingsOf(path, this.cwd);
+    this.linkedAnchors ??= linkedAnchorsOf([
+      this.cwd,
+      this.home,
+      ...this.entries.map((entry) => entry.rule.root),
+    ]);
+    const spellings = spellingsOf(path, this.cwd, this.linkedAnchors);
     return this.candidates(spellings).find((entry) =>
       spellings.some((spelling) => compiledPathMatches(entry.compiled, spelling)),
     )?.rule;
@@ -289,6 +313,23 @@ export class PathRuleIndex {
     return earliest(found)?.rule;
   }
 
+  /**
+   * Whether a directory holds a path these rules cover, so a recursive reader of it reads one: a rule
+   * confined inside it, or a rule whose wildcards reach into it from above when a bounded scan of the
+   * directory (links not entered) meets a covered entry or cannot finish. Without a scanner only the
+   * first answer is known.
+   */
+  holdsCoveredPath(path: PathSpellings, scanLinks: LinkScanFn | undefined): boolean {
+    const directories = [path.lexical, path.physical];
+    if (this.firstInside(directories) !== undefined) return true;
+    if (scanLinks === undefined || this.firstAround(directories) === undefined) return false;
+    const lexicalOf = (entry: string) => `${path.lexical}${entry.slice(path.physical.length)}`;
+    const scan = scanLinks(path.physical, [], {
+      match: (entry) => this.find({ lexical: lexicalOf(entry), physical: entry }) !== undefined,
+    });
+    return scan !== undefined && (scan.matched !== undefined || !scan.complete);
+  }
+
   /** The first rule whose literal prefix lies inside one of the directories or holds it. */
   firstAround(directories: readonly string[]): PermissionRule | undefined {
     if (this.entries.length === 0) return undefined;
@@ -302,12 +343,56 @@ export class PathRuleIndex {
 }
 
 /** The link, its target and their aliases, each once. */
-function spellingsOf(path: PathSpellings, cwd: string): string[] {
+function spellingsOf(
+  path: PathSpellings,
+  cwd: string,
+  linkedAnchors: readonly LinkedAnchor[] = [],
+): string[] {
   const aliases = aliasSpellings(path.lexical, cwd);
   if (path.physical !== path.lexical) aliases.push(...aliasSpellings(path.physical, cwd));
-  if (aliases.length === 0)
-    return path.physical === path.lexical ? [path.lexical] : [path.lexical, path.physical];
-  return [...new Set([path.lexical, path.physical, ...aliases])];
+  const found =
+    aliases.length === 0
+      ? path.physical === path.lexical
+        ? [path.lexical]
+        : [path.lexical, path.physical]
+      : [...new Set([path.lexical, path.physical, ...aliases])];
+  return linkedAnchors.length === 0 ? found : reanchoredSpellings(found, linkedAnchors);
+}
+
+/** An anchor of path rules (cwd, home, a settings root) whose physical location differs from its spelling. */
+export interface LinkedAnchor {
+  physical: string;
+  lexical: string;
+}
+
+/**
+ * The anchors among `anchors` that are reached through a symbolic link, as the disk resolves them now:
+ * a `./x` or `~/x` rule anchored at the link must also match the target's spelling of the same file.
+ */
+export function linkedAnchorsOf(anchors: readonly string[]): LinkedAnchor[] {
+  const linked: LinkedAnchor[] = [];
+  for (const lexical of new Set(anchors)) {
+    if (!lexical.startsWith('/')) continue;
+    const physical = fsRealpath(lexical);
+    if (physical !== undefined && physical !== lexical && !linked.some((entry) => entry.lexical === lexical))
+      linked.push({ physical, lexical });
+  }
+  return linked;
+}
+
+/** Each spelling, plus the same path under an anchor's link for every physical anchor it lies in. */
+export function reanchoredSpellings(
+  spellings: readonly string[],
+  linkedAnchors: readonly LinkedAnchor[],
+): string[] {
+  const result = [...spellings];
+  for (const spelling of spellings)
+    for (const { physical, lexical } of linkedAnchors)
+      if (isInsideDirectory(spelling, physical)) {
+        const moved = `${lexical}${spelling.slice(physical.length)}`;
+        if (!result.includes(moved)) result.push(moved);
+      }
+  return result;
 }
 
 function earliest(entries: ReadonlyArray<IndexedPathRule | undefined>): IndexedPathRule | undefined {

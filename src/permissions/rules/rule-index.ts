@@ -230,6 +230,36 @@ class ParameterIndex {
   }
 }
 
+/**
+ * The file tools a deny or ask rule family stands for: `Edit(…)` rules apply to every tool that edits
+ * files and `Read(…)` rules to every tool that reads them, so a deny written under any member's name
+ * (`Write(*.ipynb)`, `Grep(./secrets/**)`) is a rule of the whole family, and a tool-wide `Edit` or
+ * `Read` deny covers the family's tools. Allow rules stay with the tool they name.
+ */
+export const fileToolFamilies: Readonly<Record<'Edit' | 'Read', readonly string[]>> = {
+  Edit: ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'],
+  Read: ['Read', 'Grep', 'Glob', 'NotebookRead', 'LS'],
+};
+
+/** The rule tool names a content lookup for `families` reads, family members included. */
+function widenedFamilies(families: readonly string[]): readonly string[] {
+  if (!families.includes('Edit') && !families.includes('Read')) return families;
+  const names = new Set(families);
+  for (const family of ['Edit', 'Read'] as const)
+    if (families.includes(family)) for (const name of fileToolFamilies[family]) names.add(name);
+  return [...names];
+}
+
+/** The subject with the name of the family its tool belongs to among its aliases (Write → Edit). */
+function widenedSubject(subject: RuleSubjectNames): RuleSubjectNames {
+  for (const family of ['Edit', 'Read'] as const) {
+    const members = fileToolFamilies[family];
+    if (subject.name !== family && members.includes(subject.name) && !subject.aliases.includes(family))
+      return { name: subject.name, aliases: [...subject.aliases, family] };
+  }
+  return subject;
+}
+
 /** One behavior's rules, compiled. */
 class BehaviorIndex {
   private toolWideIndex: ToolWideIndex | undefined;
@@ -237,7 +267,11 @@ class BehaviorIndex {
   private readonly families = new Map<string, ContentList>();
   private parameterNames: string[] | undefined;
 
-  constructor(readonly rules: readonly PermissionRule[]) {}
+  /** `widen`: deny and ask rules, which hold for every tool of the file-tool family they name. */
+  constructor(
+    readonly rules: readonly PermissionRule[],
+    private readonly widen = false,
+  ) {}
 
   /**
    * Whether the input has a field some rule here could be read as a parameter rule for: only then
@@ -252,7 +286,7 @@ class BehaviorIndex {
 
   toolWide(subject: RuleSubjectNames): PermissionRule | undefined {
     this.toolWideIndex ??= new ToolWideIndex(this.rules);
-    return this.toolWideIndex.find(subject);
+    return this.toolWideIndex.find(this.widen ? widenedSubject(subject) : subject);
   }
 
   parameterRule(toolName: string, input: Record<string, unknown>): PermissionRule | undefined {
@@ -265,9 +299,10 @@ class BehaviorIndex {
     const key = families.length === 1 ? (families[0] ?? '') : [...families].sort().join('\0');
     let list = this.families.get(key);
     if (!list) {
+      const names = this.widen ? widenedFamilies(families) : families;
       list = new ContentList(
         this.rules.filter(
-          (rule) => rule.value.ruleContent !== undefined && families.includes(rule.value.toolName),
+          (rule) => rule.value.ruleContent !== undefined && names.includes(rule.value.toolName),
         ),
       );
       this.families.set(key, list);
@@ -284,8 +319,8 @@ export class RuleIndex {
 
   constructor(readonly rules: RuleSet) {
     this.allow = new BehaviorIndex(rules.allow);
-    this.deny = new BehaviorIndex(rules.deny);
-    this.ask = new BehaviorIndex(rules.ask);
+    this.deny = new BehaviorIndex(rules.deny, true);
+    this.ask = new BehaviorIndex(rules.ask, true);
   }
 
   of(behavior: PermissionBehavior): BehaviorIndex {

@@ -21,6 +21,8 @@ export interface SubcommandCheckContext {
   /** Path rules for what commands read and write. */
   pathRules: {
     readDeny: RuleList<PathRuleIndex>;
+    /** Read ask rules: a read they cover asks like a write an Edit ask rule covers. */
+    readAsk?: RuleList<PathRuleIndex>;
     writeDeny: RuleList<PathRuleIndex>;
     writeAsk: RuleList<PathRuleIndex>;
     writeAllow: RuleList<PathRuleIndex>;
@@ -37,6 +39,7 @@ export interface IndexedCheckContext extends Omit<SubcommandCheckContext, 'shell
   shellRules: { deny: ShellRuleIndex; ask: ShellRuleIndex; allow: ShellRuleIndex };
   pathRules: {
     readDeny: PathRuleIndex;
+    readAsk?: PathRuleIndex;
     writeDeny: PathRuleIndex;
     writeAsk: PathRuleIndex;
     writeAllow: PathRuleIndex;
@@ -80,5 +83,6 @@ export function indexCheckContext(context: SubcommandCheckContext): IndexedCheck
     },
   };
   if (pathRules.readAllow) indexed.pathRules.readAllow = pathIndex(pathRules.readAllow, 'allow', workspace);
+  if (pathRules.readAsk) indexed.pathRules.readAsk = pathIndex(pathRules.readAsk, 'ask', workspace);
   return indexed;
 }

@@ -17,6 +17,7 @@ import { otherUserWrapper } from './risky-arguments.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
 import type { IndexedCheckContext } from './check-context.ts';
+import type { PathRuleIndex } from '../../rules/path-rule-index.ts';
 import { carriedNameLimits, carriedProtectedName, globMatches } from './carried-names.ts';
 
 /** Read-only commands that do not open their arguments as files, so their words need no workspace check. */
@@ -314,22 +315,33 @@ export function checkCriticalRemoval(
 
 /**
  * Whether a directory argument holds what a read deny rule covers, so a recursive reader (`grep -r`,
- * `tar`, `cp -r`) would read it. Bare patterns match at any depth, so for them only a scan of their
- * whole anchor directory (or above) counts.
+ * `rg`, `tar`, `cp -r`) would read it: a rule confined to a directory inside it, or a rule whose
+ * wildcards reach into it from above (bare `*.key`, any-depth or one-level patterns) when a bounded scan of
+ * the directory meets a name the rule covers (or cannot finish).
  */
 export function directoryHoldsDeniedPath(
   path: { lexical: string; physical: string },
   context: IndexedCheckContext,
 ): boolean {
-  return context.pathRules.readDeny.firstInside([path.lexical, path.physical]) !== undefined;
+  return directoryHoldsCoveredPath(path, context.pathRules.readDeny, context.workspace);
+}
+
+/** {@link directoryHoldsDeniedPath} for any compiled list of deny or ask path rules. */
+export function directoryHoldsCoveredPath(
+  path: { lexical: string; physical: string },
+  rules: PathRuleIndex,
+  workspace: Workspace,
+): boolean {
+  return rules.holdsCoveredPath(path, workspace.scanLinks);
 }
 
 /** A glob argument that could expand to a path some read deny rule covers, or undefined. */
 export function globReachingDeniedPath(
   subcommand: AnalyzedSubcommandLike,
   context: IndexedCheckContext,
+  rules: PathRuleIndex = context.pathRules.readDeny,
 ): string | undefined {
-  if (context.pathRules.readDeny.size === 0) return undefined;
+  if (rules.size === 0) return undefined;
   return subcommand.argv.slice(1).find((word, offset) => {
     const kind = subcommand.argKinds?.[offset + 1];
     if (kind !== 'glob' && !(kind === undefined && /[*?[]/.test(word))) return false;
@@ -337,7 +349,7 @@ export function globReachingDeniedPath(
     const directory = literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) : '.';
     const resolved = resolveFrom(directory, subcommand, context.workspace);
     if (isUnresolvable(resolved)) return true;
-    return context.pathRules.readDeny.firstAround([resolved.lexical, resolved.physical]) !== undefined;
+    return rules.firstAround([resolved.lexical, resolved.physical]) !== undefined;
   });
 }
 
@@ -395,11 +407,19 @@ export function indirectReadAsk(
 export function argumentUnderWriteDeny(
   paths: ReadonlyArray<{ lexical: string; physical: string }>,
   context: IndexedCheckContext,
+  writeDeny: PathRuleIndex = context.pathRules.writeDeny,
 ): { path: string; rule: PermissionRule } | undefined {
-  const { writeDeny } = context.pathRules;
   if (writeDeny.size === 0) return undefined;
   for (const path of paths) {
-    const rule = writeDeny.find(path) ?? writeDeny.firstInside([path.lexical, path.physical]);
+    const directories = [path.lexical, path.physical];
+    // A rule whose wildcards reach into the directory from above (`Edit(*.json)`) counts when a
+    // bounded scan finds a file it covers there: `rm -rf config` removes config/deep/prod.json.
+    const rule =
+      writeDeny.find(path) ??
+      writeDeny.firstInside(directories) ??
+      (writeDeny.holdsCoveredPath(path, context.workspace.scanLinks)
+        ? writeDeny.firstAround(directories)
+        : undefined);
     if (rule) return { path: path.lexical, rule };
   }
   return undefined;

@@ -8,6 +8,7 @@ import {
   harmlessReadSources,
   harmlessWriteTargets,
   inputSourceWords,
+  namesOnlyCommands,
   patternDirectories,
 } from './command-paths.ts';
 import { unknownGitCommand } from './git-command-names.ts';
@@ -19,7 +20,9 @@ import {
   checkCriticalRemoval,
   commandKnownOnlyAtRunTime,
   describePath,
+  directoryHoldsCoveredPath,
   embeddedRuleMatch,
+  globReachingDeniedPath,
   indirectReadAsk,
   resolveFrom,
   suggestRule,
@@ -80,6 +83,25 @@ const namesWriteDeniedPath: SubcommandStep = (facts) => {
   );
 };
 
+/** The same for Edit ask rules: a command that writes names a path one covers, or a directory holding one. */
+const namesWriteAskPath: SubcommandStep = (facts) => {
+  if (facts.subcommand.readOnly) return undefined;
+  const found = argumentUnderWriteDeny(
+    facts.reads().readPaths,
+    facts.context,
+    facts.context.pathRules.writeAsk,
+  );
+  if (!found) return undefined;
+  return ask(
+    'rule',
+    `${facts.label} is not read-only and names ${found.path}, which ${describeRule(found.rule)} covers`,
+    {
+      rule: found.rule,
+      steps: [ruleStep(found.rule, 'ask', `${facts.label} may change ${found.path}.`)],
+    },
+  );
+};
+
 const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
   const rule = context.shellRules.ask.find(spellings);
   if (!rule) return undefined;
@@ -87,6 +109,36 @@ const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
     rule,
     steps: [ruleStep(rule, 'ask', `${label} matches this ask rule.`)],
   });
+};
+
+/**
+ * A Read ask rule on what it reads: a file it names, a directory holding such a file that it reads
+ * recursively, or files it reads without naming them (which cannot be checked against the rule).
+ */
+const readAskRule: SubcommandStep = (facts) => {
+  const readAsk = facts.context.pathRules.readAsk;
+  if (readAsk === undefined || readAsk.size === 0 || !facts.reading) return undefined;
+  const { readPaths, unknownRead } = facts.reads();
+  const namesOnly = namesOnlyCommands.has(facts.subcommand.argv[0] ?? '');
+  for (const path of readPaths) {
+    const rule = readAsk.find(path);
+    if (rule)
+      return ask('rule', `${facts.label} reads ${path.lexical}, which matches ${describeRule(rule)}`, {
+        rule,
+        steps: [ruleStep(rule, 'ask', `Reading ${path.lexical} must be asked about.`)],
+      });
+    if (!namesOnly && directoryHoldsCoveredPath(path, readAsk, facts.context.workspace))
+      return ask('rule', `${facts.label} reads ${path.lexical}, which holds files a Read ask rule covers`);
+  }
+  const hidden =
+    unknownRead ??
+    globReachingDeniedPath(facts.subcommand, facts.context, readAsk) ??
+    (facts.subcommand.indirectReads?.length ? 'files its words do not name' : undefined);
+  if (hidden === undefined) return undefined;
+  return ask(
+    'safety',
+    `${facts.label} reads ${hidden}, which cannot be checked against the Read ask rules before it runs`,
+  );
 };
 
 const criticalRemoval: SubcommandStep = ({ subcommand, context }) =>
@@ -339,6 +391,8 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
     check: commandOnlyKnownAtRunTime,
   },
   { name: 'an ask rule on the command', check: shellAskRule },
+  { name: 'a Read ask rule on what it reads', check: readAskRule },
+  { name: 'a command that writes names a path an Edit ask rule covers', check: namesWriteAskPath },
   { name: 'a critical removal', check: criticalRemoval },
   { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
   { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
