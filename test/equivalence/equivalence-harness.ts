@@ -632,8 +632,7 @@ export class EquivalenceRunner {
     if (same) return undefined;
     if (this.pastLimits(request, current, legacy)) return { call, current, legacy, reviewed: 'past-limits' };
     if (atLeastAsStrict(current, legacy)) return { call, current, legacy, reviewed: 'stricter' };
-    if (Object.hasOwn(recordedLooserCases, call.id))
-      return { call, current, legacy, reviewed: 'recorded' };
+    if (Object.hasOwn(recordedLooserCases, call.id)) return { call, current, legacy, reviewed: 'recorded' };
     return { call, current, legacy };
   }
 
