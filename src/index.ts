@@ -297,7 +297,12 @@ export type {
 } from './permissions/classifier/classifier-types.ts';
 export type { CompletionProvider } from './permissions/classifier/model-classifier.ts';
 export type { DefaultShellAnalyzer } from './permissions/default-shell.ts';
-export type { GitInspection, GitInspector, GitInvocation } from './permissions/git-config/inspect-git.ts';
+export type {
+  GitInspection,
+  GitInspector,
+  GitInvocation,
+  StoreRead,
+} from './permissions/git-config/inspect-git.ts';
 export type { RealpathFn } from './permissions/paths/canonical-path.ts';
 export type { FoundLink, LinkScan, LinkScanFn } from './permissions/paths/link-scan.ts';
 export type { ReadDenyCheckOptions } from './permissions/read-deny-check.ts';
