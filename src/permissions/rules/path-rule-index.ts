@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import { aliasSpellings, fsRealpath, isInsideDirectory } from '../paths/canonical-path.ts';
+import { aliasSpellings, fsRealpath, isInsideDirectory, knownLeafKind } from '../paths/canonical-path.ts';
 import type { LinkScanFn } from '../paths/link-scan.ts';
 import {
   type AnchoredPathPattern,
@@ -322,7 +322,8 @@ export class PathRuleIndex {
   holdsCoveredPath(path: PathSpellings, scanLinks: LinkScanFn | undefined): boolean {
     const directories = [path.lexical, path.physical];
     if (this.firstInside(directories) !== undefined) return true;
-    if (scanLinks === undefined || this.firstAround(directories) === undefined) return false;
+    if (scanLinks === undefined || !mayBeDirectory(path.physical)) return false;
+    if (this.firstAround(directories) === undefined) return false;
     const lexicalOf = (entry: string) => `${path.lexical}${entry.slice(path.physical.length)}`;
     const scan = scanLinks(path.physical, [], {
       match: (entry) => this.find({ lexical: lexicalOf(entry), physical: entry }) !== undefined,
@@ -340,6 +341,15 @@ export class PathRuleIndex {
     ]);
     return earliest(found)?.rule;
   }
+}
+
+/**
+ * False when the decision under way already saw by lstat that the path is missing or not a directory
+ * (a scan would find nothing there); true when it is one, a link, or was not looked at.
+ */
+function mayBeDirectory(physical: string): boolean {
+  const kind = knownLeafKind(physical);
+  return kind === undefined || kind === 'directory' || kind === 'link';
 }
 
 /** The link, its target and their aliases, each once. */
