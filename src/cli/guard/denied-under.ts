@@ -1,6 +1,7 @@
-import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
 import picomatch from 'picomatch';
+import { walkBounded } from '../../core/bounded-walk.ts';
 
 /** How far the guard looks under a folder a host searches, per folder. */
 export const hostSearchScan = { maxDepth: 12, maxEntries: 20_000 } as const;
@@ -34,33 +35,17 @@ export function deniedUnder(
   } catch {
     return { kind: 'none' };
   }
-  let seen = 0;
-  let level = [root];
-  for (let depth = 0; level.length > 0; depth++) {
-    if (depth >= limits.maxDepth) return { kind: 'unchecked' };
-    const next: string[] = [];
-    for (const directory of level) {
-      let entries: Dirent[];
-      try {
-        entries = readdirSync(directory, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        if (++seen > limits.maxEntries) return { kind: 'unchecked' };
-        const path = join(directory, entry.name);
-        const folder = entry.isDirectory();
-        if (
-          (searched === undefined || (!folder && searched(relative(root, path)))) &&
-          isReadDenied(path, cwd)
-        )
-          return { kind: 'found', path };
-        if (folder && entry.name !== '.git') next.push(path);
-      }
+  let found: string | undefined;
+  const end = walkBounded(root, limits, (path, entry) => {
+    const folder = entry.isDirectory();
+    if ((searched === undefined || (!folder && searched(relative(root, path)))) && isReadDenied(path, cwd)) {
+      found = path;
+      return 'stop';
     }
-    level = next;
-  }
-  return { kind: 'none' };
+    return entry.name === '.git' ? 'skip' : 'descend';
+  });
+  if (found !== undefined) return { kind: 'found', path: found };
+  return end === 'complete' ? { kind: 'none' } : { kind: 'unchecked' };
 }
 
 /** The files a search's glob selects (as ripgrep reads `--glob`), or undefined for every file. */

@@ -1,5 +1,5 @@
-import { type Dirent, readdirSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { walkBounded } from '../../../core/bounded-walk.ts';
 import type { ToolUseContext } from '../../../core/index.ts';
 import { homeDirectory, workingDirectories } from '../paths.ts';
 import { sandboxTmpKey } from './sandbox.ts';
@@ -25,32 +25,15 @@ export function hiddenPathsFor(context: Pick<ToolUseContext, 'run'>): string[] {
   const denied = context.run.isReadDenied;
   if (!denied) return [...found];
   const cwd = context.run.cwd;
-  const walk = (root: string, maxDepth: number, maxEntries: number) => {
-    let seen = 0;
-    let level = [root];
-    for (let depth = 0; depth < maxDepth && level.length > 0; depth++) {
-      const next: string[] = [];
-      for (const directory of level) {
-        let entries: Dirent[];
-        try {
-          entries = readdirSync(directory, { withFileTypes: true });
-        } catch {
-          continue;
-        }
-        for (const entry of entries) {
-          if (++seen > maxEntries) return;
-          const path = join(directory, entry.name);
-          if (denied(path, cwd)) {
-            const real = realPath(path);
-            if (real) found.add(real);
-            continue;
-          }
-          if (entry.isDirectory() && entry.name !== '.git') next.push(path);
-        }
+  const walk = (root: string, maxDepth: number, maxEntries: number) =>
+    walkBounded(root, { maxDepth, maxEntries }, (path, entry) => {
+      if (denied(path, cwd)) {
+        const real = realPath(path);
+        if (real) found.add(real);
+        return 'skip';
       }
-      level = next;
-    }
-  };
+      return entry.name === '.git' ? 'skip' : 'descend';
+    });
   for (const directory of workingDirectories(context)) {
     const root = realPath(directory);
     if (root && denied(root, cwd)) found.add(root);
