@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Parser, Tree } from 'web-tree-sitter';
-import { copySyntaxTree, type SyntaxNode } from './syntax-node.ts';
+import { copySyntaxTree, type SyntaxNode, simpleCommandSyntax } from './syntax-node.ts';
 import { type DirectTreeAccess, directTreeAccess, type TreeSitterModule } from './wasm-tree.ts';
 
 /** Parses slower than this are treated as adversarial input. */
@@ -117,12 +117,16 @@ export type SyntaxOutcome =
 /**
  * Parses `source` with a time budget and copies the tree into {@link SyntaxNode}s, unless it has a
  * syntax error or more than `maxNodes` nodes; tree-sitter's tree is freed either way. Counts as one
- * parse. Goes through the grammar module's functions directly when it can (wasm-tree.ts), else
- * through web-tree-sitter's classes; both give the same tree.
+ * parse. A line that is one plain command is read without the grammar (`simpleCommandSyntax`);
+ * any other goes through the grammar module's functions directly when it can (wasm-tree.ts), else
+ * through web-tree-sitter's classes. All three give the same tree.
  */
 export function parseBashSyntax(source: string, maxNodes: number): SyntaxOutcome {
   if (!direct) return parseBashSyntaxWithClasses(source, maxNodes);
   parses++;
+  // A line that is one plain command gets the grammar's tree without the grammar (syntax-node.ts).
+  const simple = simpleCommandSyntax(source, maxNodes);
+  if (simple) return { kind: 'root', root: simple };
   deadline = performance.now() + parseTimeoutMs;
   timedOut = false;
   const parsed = direct.parse(source, pastDeadline, maxNodes);

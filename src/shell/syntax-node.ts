@@ -247,3 +247,127 @@ export function syntaxTreeBuilder(language: Language): CopiedTreeBuilder {
   }
   return builder;
 }
+
+/**
+ * Characters a word of a {@link simpleCommandSyntax} line may hold: letters, digits and
+ * `_ . / + , : = -`, none of which bash gives a meaning inside an unquoted word (no expansion,
+ * quoting, globbing, operator, comment or tilde). `@` and `%` are plain to bash too, but the grammar
+ * reads some words holding them (and `==`) as errors, so those lines are left to it. Indexed by
+ * UTF-16 code unit.
+ */
+const plainWordCharacter: readonly boolean[] = (() => {
+  const table: boolean[] = new Array(128).fill(false);
+  for (const character of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+,:=-')
+    table[character.charCodeAt(0)] = true;
+  return table;
+})();
+
+/**
+ * Words bash reads as syntax in command position (and `[[`, `]]`, `{`, `}`, `!`, which need
+ * characters outside {@link plainWordCharacter} anyway). A line starting with one is left to the
+ * grammar.
+ */
+const reservedWords: ReadonlySet<string> = new Set([
+  'if',
+  'then',
+  'elif',
+  'else',
+  'fi',
+  'case',
+  'esac',
+  'for',
+  'select',
+  'while',
+  'until',
+  'do',
+  'done',
+  'in',
+  'function',
+  'time',
+  'coproc',
+]);
+
+/** The longest line {@link simpleCommandSyntax} reads; longer ones go to the grammar. */
+const maxSimpleLine = 4096;
+
+/**
+ * The tree tree-sitter's bash grammar gives a line that is one plain command, built without the
+ * grammar: words of {@link plainWordCharacter}s separated by spaces or tabs, the first not a reserved
+ * word, not starting with a digit or `-` and without `=` (that would be an assignment). Most commands a model runs are such lines
+ * (`git status`, `npm run build`, `ls -la src`), and reading them this way costs a fraction of a
+ * parse. The tree is node for node what the grammar gives (a test compares the two on generated
+ * lines): `program` › `command` › `command_name` › `word`, then one `word` per argument (a `number`
+ * for an argument of digits, optionally after `-`), with the `name`/`argument` fields. Undefined for
+ * any other line (and for the few plain words the grammar reads otherwise: other words starting with
+ * a digit, `@`, `%`, `==`, `+:` in a command name), and when the tree would have more than `maxNodes` nodes: the grammar decides those.
+ */
+export function simpleCommandSyntax(source: string, maxNodes: number): SyntaxNode | undefined {
+  const length = source.length;
+  if (length === 0 || length > maxSimpleLine) return undefined;
+  const spans: number[] = [];
+  let index = 0;
+  while (index < length) {
+    const code = source.charCodeAt(index);
+    if (code === 32 || code === 9) {
+      index++;
+      continue;
+    }
+    const start = index;
+    let previous = 0;
+    while (index < length) {
+      const inner = source.charCodeAt(index);
+      if (inner === 32 || inner === 9) break;
+      if (inner >= 128 || plainWordCharacter[inner] !== true) return undefined;
+      // `==` in a word is an error to the grammar (it reads a test operator).
+      if (inner === 61 && previous === 61) return undefined;
+      previous = inner;
+      index++;
+    }
+    spans.push(start, index);
+  }
+  if (spans.length === 0 || spans.length / 2 + 3 > maxNodes) return undefined;
+  const nameStart = spans[0] as number;
+  const nameEnd = spans[1] as number;
+  const name = source.slice(nameStart, nameEnd);
+  // `+:` in a command name is an error to the grammar (it reads an expansion operator).
+  if (name.includes('=') || name.includes('+:') || reservedWords.has(name)) return undefined;
+  // The grammar reads a leading `-` word oddly (`- a=b x` loses the `-`): such lines are left to it.
+  const first = name.charCodeAt(0);
+  if (first === 45 || isDigitCode(first)) return undefined;
+  const lastEnd = spans[spans.length - 1] as number;
+  let id = 0;
+  const program = new CopiedNode(id++, 'program', true, nameStart, length, null, source);
+  const command = new CopiedNode(id++, 'command', true, nameStart, lastEnd, null, source);
+  const commandName = new CopiedNode(id++, 'command_name', true, nameStart, nameEnd, 'name', source);
+  commandName.children = [new CopiedNode(id++, 'word', true, nameStart, nameEnd, null, source)];
+  const commandChildren: CopiedNode[] = [commandName];
+  for (let at = 2; at < spans.length; at += 2) {
+    const start = spans[at] as number;
+    const end = spans[at + 1] as number;
+    // Digits (after an optional `-`) are a `number`; other words starting so (`0x1`) may be too.
+    const type = isNumberWord(source, start, end) ? 'number' : 'word';
+    if (type === 'word' && startsLikeNumber(source, start, end)) return undefined;
+    commandChildren.push(new CopiedNode(id++, type, true, start, end, 'argument', source));
+  }
+  command.children = commandChildren;
+  program.children = [command];
+  return program;
+}
+
+/** Whether the word starts with a digit, or with `-` and a digit. */
+function startsLikeNumber(source: string, start: number, end: number): boolean {
+  const at = source.charCodeAt(start) === 45 ? start + 1 : start;
+  return at < end && isDigitCode(source.charCodeAt(at));
+}
+
+function isDigitCode(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Whether the grammar reads the word as a `number`: digits, optionally after one `-`. */
+function isNumberWord(source: string, start: number, end: number): boolean {
+  let at = source.charCodeAt(start) === 45 ? start + 1 : start;
+  if (at === end) return false;
+  for (; at < end; at++) if (!isDigitCode(source.charCodeAt(at))) return false;
+  return true;
+}
