@@ -114,6 +114,33 @@ describe('simpleCommandSyntax', () => {
     for (const only of short) expectGrammarTree(only);
   });
 
+  it('gives the grammar tree for every word of up to three characters from the edge cases', () => {
+    // Digits, `-`, `+`, `:`, `=`, `.` and `,` are where the grammar's tokens (numbers, expansion and
+    // test operators) start; every word of up to three of them, in every position.
+    const alphabet = [...'a0_./+,:=-x'];
+    const edgeWords: string[] = [];
+    for (const a of alphabet) {
+      edgeWords.push(a);
+      for (const b of alphabet) {
+        edgeWords.push(a + b);
+        for (const c of alphabet) edgeWords.push(a + b + c);
+      }
+    }
+    let read = 0;
+    for (const each of edgeWords)
+      for (const line of [each, `x ${each}`, `${each} x`, `x ${each} y`]) if (expectGrammarTree(line)) read++;
+    expect(read).toBeGreaterThan(3000);
+  });
+
+  it('gives the grammar tree for every bash builtin and keyword, in any position', () => {
+    // `compgen -b; compgen -k` of bash 5, and the grammar's own `unsetenv`.
+    const names =
+      '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset unsetenv wait if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc';
+    for (const name of names.split(' '))
+      for (const line of [name, `${name} x`, `${name} a=b`, `${name} -x y`, `x ${name}`, `x ${name} y`])
+        expectGrammarTree(line);
+  });
+
   it('leaves to the grammar every line with a character outside the plain words', () => {
     const others: string[] = [];
     for (let code = 0; code < 0x250; code++) {

@@ -264,8 +264,8 @@ const plainWordCharacter: readonly boolean[] = (() => {
 
 /**
  * Words bash reads as syntax in command position (and `[[`, `]]`, `{`, `}`, `!`, which need
- * characters outside {@link plainWordCharacter} anyway). A line starting with one is left to the
- * grammar.
+ * characters outside {@link plainWordCharacter} anyway), and the builtins the grammar gives a node
+ * type of their own. A line starting with one is left to the grammar.
  */
 const reservedWords: ReadonlySet<string> = new Set([
   'if',
@@ -285,6 +285,14 @@ const reservedWords: ReadonlySet<string> = new Set([
   'function',
   'time',
   'coproc',
+  // The grammar's own command types: declarations and unsets.
+  'declare',
+  'typeset',
+  'export',
+  'readonly',
+  'local',
+  'unset',
+  'unsetenv',
 ]);
 
 /** The longest line {@link simpleCommandSyntax} reads; longer ones go to the grammar. */
