@@ -801,4 +801,32 @@ describe('evaluatePermission on a real filesystem', () => {
       ).behavior,
     ).toBe('deny');
   });
+  it("reads a program's command and script names as names: no file of that name is read", () => {
+    // `status` and `build` are links to the denied key; git and npm look the words up among their
+    // commands and scripts and never open them, while cat opens its argument.
+    symlinkSync(join(workspace.home, '.ssh', 'id_rsa'), join(workspace.cwd, 'status'));
+    symlinkSync(join(workspace.home, '.ssh', 'id_rsa'), join(workspace.cwd, 'build'));
+    const rules = {
+      allow: ['Bash(git status)', 'Bash(npm run *)', 'Bash(cat *)'],
+      deny: ['Read(~/.ssh/**)'],
+    };
+    const behaviour = (command: string) =>
+      decide({ tool: 'Bash', input: bash(command), rules, expected: 'allow' }, workspace).behavior;
+    expect(behaviour('git status')).toBe('allow');
+    expect(behaviour('npm run build')).toBe('allow');
+    for (const command of ['cat status', 'cat build', 'npm run build -- status', 'git -C . status status'])
+      expect(behaviour(command), command).toBe('deny');
+    // The names are still matched as written against read deny rules (over-matching is harmless).
+    expect(
+      decide(
+        {
+          tool: 'Bash',
+          input: bash('npm run build'),
+          rules: { ...rules, deny: ['Read(./build)'] },
+          expected: 'deny',
+        },
+        workspace,
+      ).behavior,
+    ).toBe('deny');
+  });
 });

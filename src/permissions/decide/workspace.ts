@@ -67,8 +67,9 @@ export function resolveInWorkspace(
   path: string,
   workspace: Workspace,
   cwd = workspace.cwd,
+  realpath: RealpathFn = workspace.realpath,
 ): CanonicalPath | UnresolvablePath {
-  return canonicalizePath(path, { cwd, home: workspace.home }, workspace.realpath);
+  return canonicalizePath(path, { cwd, home: workspace.home }, realpath);
 }
 
 /** Inside the working set only when both the link path and its target are. */

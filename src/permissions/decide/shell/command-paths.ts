@@ -14,7 +14,42 @@ import { isDynamicWord } from './shell-contract.ts';
  * `primary` candidates are the words themselves (or a `--flag=value` value); the others are
  * fragments tried only against deny rules.
  */
-export type PathCandidate = { path: string; primary: boolean } | { unknown: string };
+export type PathCandidate = { path: string; primary: boolean; name?: true } | { unknown: string };
+
+/**
+ * Programs whose first argument, when it is a plain lowercase word, is the name of one of their
+ * commands (`git status`, `npm test`, `cargo build`), and the commands of those that run a script
+ * named by the next word (`npm run build`). The program looks such a word up among its commands,
+ * aliases and scripts; it never opens a file of that name.
+ */
+const programsWithCommands = new Set(['git', 'npm', 'pnpm', 'yarn', 'cargo', 'go', 'docker', 'kubectl']);
+const scriptRunners: Readonly<Record<string, ReadonlySet<string>>> = {
+  npm: new Set(['run', 'run-script', 'rum', 'urn']),
+  pnpm: new Set(['run', 'run-script']),
+  yarn: new Set(['run']),
+};
+const commandWord = /^[a-z][a-z0-9-]*$/;
+const scriptWord = /^[A-Za-z0-9][A-Za-z0-9:._-]*$/;
+
+/**
+ * How many words after the program are names its syntax gives them, not files: the command word of
+ * a program in {@link programsWithCommands} when it comes first (no option before it), and the
+ * script word after a script runner's `run`. 0, 1 or 2.
+ */
+export function leadingNameWords(subcommand: AnalyzedSubcommandLike): number {
+  const { argv, argKinds } = subcommand;
+  const program = argv[0] ?? '';
+  const command = argv[1];
+  if (!programsWithCommands.has(program) || command === undefined) return 0;
+  if (argKinds?.[1] !== 'literal' || !commandWord.test(command)) return 0;
+  const script = argv[2];
+  const scriptNamed =
+    scriptRunners[program]?.has(command) === true &&
+    script !== undefined &&
+    argKinds[2] === 'literal' &&
+    scriptWord.test(script);
+  return scriptNamed ? 2 : 1;
+}
 
 /** Input redirections read a file. */
 const readingRedirects = new Set(['<', '<>', '<&']);
@@ -50,13 +85,19 @@ const maxRepositoryDepth = 8;
 export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: string): PathCandidate[] {
   const script = scriptReads(subcommand);
   const gitProgram = subcommand.argv[0] === 'git';
+  const names = leadingNameWords(subcommand);
+  const candidates: PathCandidate[] = [];
+  // A command or script name is still tried against deny rules, as written (no file is opened, so
+  // over-matching stays harmless), but the disk is not asked about it.
+  for (let index = 1; index <= names; index++)
+    candidates.push({ path: subcommand.argv[index] as string, primary: false, name: true });
   const words = subcommand.argv
     .map((word, index) => ({
       word,
       script: script.scripts.has(index),
       literal: subcommand.argKinds?.[index] === 'literal' && !isDynamicWord(word.replace(/\$/g, '')),
     }))
-    .slice(1);
+    .slice(1 + names);
   for (const redirect of subcommand.redirects)
     if (readingRedirects.has(redirect.operator))
       words.push({ word: redirect.target, script: false, literal: false });
@@ -67,7 +108,6 @@ export function readPathCandidates(subcommand: AnalyzedSubcommandLike, home: str
       script: false,
       literal: subcommand.argKinds?.[index] === 'literal' && !isDynamicWord(value.replace(/\$/g, '')),
     });
-  const candidates: PathCandidate[] = [];
   if (script.files === undefined)
     candidates.push({ unknown: `the files ${subcommand.argv[0]}'s script reads` });
   else for (const file of script.files) words.push({ word: file, script: false, literal: false });

@@ -1,6 +1,6 @@
 /** The checks the subcommand decision table (subcommand-steps.ts) is built from, each about one concern. */
 import type { PermissionSuggestion } from '../../../core/index.ts';
-import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
+import { type CanonicalPath, isUnresolvable, type RealpathFn } from '../../paths/canonical-path.ts';
 import { repositoryControlReason } from '../../git-config/repository-paths.ts';
 import { isCriticalRemovalPath, protectedPathReason } from '../../paths/protected-paths.ts';
 import { isInsideDirectory } from '../../paths/canonical-path.ts';
@@ -49,11 +49,16 @@ export const nonReadingCommands = new Set([
 export const acceptEditsCommands = new Set(['mkdir', 'touch', 'rm', 'rmdir', 'mv', 'cp', 'sed']);
 
 /** Resolves a word against the subcommand's directory; relative words are unresolvable when that is unknown. */
-export function resolveFrom(word: string, subcommand: AnalyzedSubcommandLike, workspace: Workspace) {
+export function resolveFrom(
+  word: string,
+  subcommand: AnalyzedSubcommandLike,
+  workspace: Workspace,
+  realpath?: RealpathFn,
+) {
   if (subcommand.cwd === null && !word.startsWith('/') && !word.startsWith('~')) {
     return { unresolvable: 'the directory it runs in is not known' };
   }
-  return resolveInWorkspace(word, workspace, subcommand.cwd ?? workspace.cwd);
+  return resolveInWorkspace(word, workspace, subcommand.cwd ?? workspace.cwd, realpath);
 }
 
 /** The trace stage an ask of this kind comes from. */

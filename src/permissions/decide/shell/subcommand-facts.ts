@@ -1,5 +1,5 @@
 import { isHarmlessEnvAssignment } from '../../../shell/index.ts';
-import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
+import { type CanonicalPath, isUnresolvable, lexicalRealpath } from '../../paths/canonical-path.ts';
 import type { PermissionRule } from '../../rules/rule-types.ts';
 import { describeRule, ruleStep, type Verdict } from '../verdict.ts';
 import type { IndexedCheckContext } from './check-context.ts';
@@ -166,7 +166,10 @@ function namedReads(
       facts.runtimePath ??= candidate.unknown;
       continue;
     }
-    const path = resolveFrom(candidate.path, subcommand, workspace);
+    const path =
+      candidate.name === true
+        ? resolveFrom(candidate.path, subcommand, workspace, lexicalRealpath)
+        : resolveFrom(candidate.path, subcommand, workspace);
     if (isUnresolvable(path)) {
       if (path.ambiguous || candidate.primary) facts.unknownRead ??= candidate.path;
       if (path.ambiguous && candidate.primary && facts.ambiguousRead === undefined) {
