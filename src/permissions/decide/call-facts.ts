@@ -9,7 +9,12 @@ import type { RuleSet } from '../rules/rule-types.ts';
 import { isBroadAllowRule } from './broad-rules.ts';
 import { describeCall } from './describe-call.ts';
 import type { RuleSubject } from './rule-match.ts';
-import { evaluateShellCommand, shellRulesPresent } from './shell/bash-permissions.ts';
+import {
+  evaluateIndexedShellCommand,
+  type IndexedBashFlowContext,
+  indexBashFlowContext,
+  shellRulesPresent,
+} from './shell/bash-permissions.ts';
 import type { EnvVarClass, ShellAnalyzer } from './shell/shell-contract.ts';
 import {
   evaluateNamedTarget,
@@ -214,20 +219,46 @@ function lookUpSubcommandRuleLists(
   };
 }
 
+/**
+ * The compiled Bash flow context of the last decision per rule lists: the next decision with the
+ * same lists, mode, workspace and analyser (every call of a session, in practice) reuses it instead
+ * of compiling the same context again.
+ */
+const flowContexts = new WeakMap<
+  SubcommandRuleLists,
+  { mode: PermissionMode; workspace: Workspace; shell: ShellAnalyzer; context: IndexedBashFlowContext }
+>();
+
+function bashFlowContext(request: EvaluationRequest, shell: ShellAnalyzer, rules: RuleIndex) {
+  const { input, workspace, mode } = request;
+  const lists = subcommandRuleLists(input, 'Bash', workspace, rules);
+  const last = flowContexts.get(lists);
+  if (last && last.mode === mode && last.workspace === workspace && last.shell === shell) return last.context;
+  const context = indexBashFlowContext({
+    mode,
+    workspace,
+    ...lists,
+    family: 'Bash',
+    analyzer: shell,
+    classifyEnvVar: (name) => classifyEnvVarSafely(shell, name),
+  });
+  flowContexts.set(lists, { mode, workspace, shell, context });
+  return context;
+}
+
 function commandVerdict(
   request: EvaluationRequest,
   target: Extract<PermissionTarget, { kind: 'command' }>,
   rules: RuleIndex,
 ): Verdict {
-  const subcommandContext = subcommandRules(request, target.shell === 'bash' ? 'Bash' : 'PowerShell', rules);
   const verdict: Verdict =
     request.shell && target.shell === 'bash'
-      ? evaluateShellCommand(target.command, request.workspace.cwd, {
-          ...subcommandContext,
-          analyzer: request.shell,
-          preparedAnalysis: target.analysis,
-          classifyEnvVar: (name) => classifyEnvVarSafely(request.shell, name),
-        })
+      ? evaluateIndexedShellCommand(
+          target.command,
+          request.workspace.cwd,
+          bashFlowContext(request, request.shell, rules),
+          target.analysis,
+        )
       : {
           behavior: 'ask',
           kind: 'analysis',
@@ -240,7 +271,10 @@ function commandVerdict(
   if (
     verdict.behavior === 'ask' &&
     verdict.kind === 'analysis' &&
-    shellRulesPresent({ ...subcommandContext, classifyEnvVar: () => 'neutral' })
+    shellRulesPresent({
+      ...subcommandRules(request, target.shell === 'bash' ? 'Bash' : 'PowerShell', rules),
+      classifyEnvVar: () => 'neutral',
+    })
   ) {
     return {
       ...verdict,

@@ -263,11 +263,21 @@ export function canonicalizePath(
   const lexical = posix.normalize(absolute).replace(/(.)\/+$/, '$1');
   const physical = physicalPath(absolute, realpath);
   // Without `..` the text and the kernel walk the same components; with it, both answers must agree.
-  if (absolute.split('/').includes('..') && physicalPath(lexical, realpath) !== physical)
+  if (hasDotDotSegment(absolute) && physicalPath(lexical, realpath) !== physical)
     return { unresolvable: ambiguousPathReason, ambiguous: true };
   if (realpath === fsRealpath && knownLeafKind(physical) !== 'missing' && hasOtherNames(physical))
     return { unresolvable: sharedFileReason, ambiguous: true };
   return { lexical, physical };
+}
+
+/** Whether a segment of the path is exactly `..` (`a/../b`, `..`, `a/..`; not `..a` or `a..`). */
+function hasDotDotSegment(path: string): boolean {
+  for (let at = path.indexOf('..'); at !== -1; at = path.indexOf('..', at + 1)) {
+    const end = at + 2;
+    if ((at === 0 || path.charCodeAt(at - 1) === 47) && (end === path.length || path.charCodeAt(end) === 47))
+      return true;
+  }
+  return false;
 }
 
 /** Narrowing helper for {@link canonicalizePath}'s result. */

@@ -325,17 +325,25 @@ function combineVerdicts(
 }
 
 export function evaluateShellCommand(command: string, cwd: string, given: BashFlowContext): Verdict {
-  const context: IndexedCheckContext & BashFlowContext = {
-    ...indexCheckContext(given),
-    analyzer: given.analyzer,
-  };
-  const analysis = analyzeSafely(
-    context.analyzer,
-    command,
-    cwd,
-    context.workspace.home,
-    given.preparedAnalysis,
-  );
+  return evaluateIndexedShellCommand(command, cwd, indexBashFlowContext(given), given.preparedAnalysis);
+}
+
+/** The Bash flow's context with every rule list compiled. */
+export type IndexedBashFlowContext = IndexedCheckContext & { analyzer: ShellAnalyzer };
+
+/** Compiles a Bash flow context once, for callers that decide many commands against it. */
+export function indexBashFlowContext(given: BashFlowContext): IndexedBashFlowContext {
+  return { ...indexCheckContext(given), analyzer: given.analyzer };
+}
+
+/** {@link evaluateShellCommand} against a context compiled by {@link indexBashFlowContext}. */
+export function evaluateIndexedShellCommand(
+  command: string,
+  cwd: string,
+  context: IndexedBashFlowContext,
+  preparedAnalysis: PreparedShellAnalysis | undefined,
+): Verdict {
+  const analysis = analyzeSafely(context.analyzer, command, cwd, context.workspace.home, preparedAnalysis);
   if (analysis.kind === 'too-complex') return tooComplexVerdict(command, analysis.reason, context);
   const { subcommands } = analysis;
   // Past the limits the call asks whatever allow rules say: only objections (deny and ask rules,
