@@ -74,6 +74,9 @@ export function expansionReads(
   namesOnly: boolean,
 ): ExpansionReads {
   const result: ExpansionReads = { paths: [], reads: [] };
+  // Most subcommands have neither indirect reads nor glob words: nothing to scan.
+  if ((subcommand.indirectReads?.length ?? 0) === 0 && subcommand.argKinds?.includes('glob') !== true)
+    return result;
   const within = workingDirectories(workspace);
   const cwd = subcommand.cwd ?? workspace.cwd;
   // Several patterns of one command often share a directory (`cat *.ts *.md`): scan it once.
