@@ -226,6 +226,8 @@ export interface CompiledPathPattern {
   coverChildren: boolean;
   /** Compare folded text ({@link foldRuleText}); set for case-insensitive matching. */
   fold?: boolean;
+  /** The anchor as compared (folded when {@link fold} is set), worked out once when compiled. */
+  base?: string;
 }
 
 /** Compiles an anchored pattern for repeated matching with the same options (the matcher is shared through the cache). */
@@ -238,15 +240,36 @@ export function compilePathPattern(
     matcher: matcherFor(anchored.pattern, options.caseInsensitive),
     coverChildren: options.coverChildren,
     fold: options.caseInsensitive,
+    base: options.caseInsensitive ? foldRuleText(anchored.base) : anchored.base,
   };
+}
+
+/** A `.` or `..` segment, an empty one, or a trailing `/`: text `relative` would normalise first. */
+const unnormalised = /\/\.{1,2}(?:\/|$)|\/\/|\/$/;
+
+/**
+ * `path.relative(base, path)` for absolute paths, without its two `resolve`s when both are already
+ * normal (no `.`, `..` or empty segment, no trailing `/`) and `path` is `base` or below it, which
+ * is every path a decision asks about a rule it may match: then the answer is the text after
+ * `base/`. Anything else goes to `relative`.
+ */
+export function relativeBelow(base: string, path: string): string {
+  if (path.charCodeAt(0) === 47 && !unnormalised.test(path)) {
+    if (base === '/') return path.slice(1);
+    if (base.charCodeAt(0) === 47 && !unnormalised.test(base)) {
+      if (path === base) return '';
+      if (path.length > base.length && path.charCodeAt(base.length) === 47 && path.startsWith(base))
+        return path.slice(base.length + 1);
+    }
+  }
+  return relative(base, path);
 }
 
 /** Whether an absolute, canonical path is covered by a compiled pattern. */
 export function compiledPathMatches(compiled: CompiledPathPattern, path: string): boolean {
   const { anchored, matcher, coverChildren } = compiled;
-  const rel = compiled.fold
-    ? relative(foldRuleText(anchored.base), foldRuleText(path))
-    : relative(anchored.base, path);
+  const base = compiled.base ?? (compiled.fold ? foldRuleText(anchored.base) : anchored.base);
+  const rel = relativeBelow(base, compiled.fold ? foldRuleText(path) : path);
   // Only a first segment that is exactly `..` leaves the anchor: `..x.key` and `..data/` are names in it.
   if (rel === '..' || rel.startsWith('../') || rel.startsWith('/')) return false;
   if (rel === '') {
