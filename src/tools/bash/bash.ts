@@ -407,16 +407,28 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         isPreparedShellCommand(prior) && prior.command === input.command
           ? prior
           : prepareShellCommand(input.command, { cwd: context.run.cwd, home: homeDirectory(context) });
-      const readOnly = () => input._simulatedSedEdit === undefined && isReadOnlyPrepared(shell);
+      // Methods rather than arrow functions: esbuild with keepNames (tsx, which runs the benches and
+      // tests) would name each arrow with a defineProperty per call; the methods are named already.
       return {
         shellAnalysis: shell,
-        permissionTarget: () => ({ kind: 'command', command: input.command, shell: 'bash', analysis: shell }),
-        isReadOnly: readOnly,
-        isConcurrencySafe: readOnly,
-        cancelsSiblingsOnError: () => !isReadOnlyPrepared(shell),
-        checkPermissions: (callContext) => checkBashPermissions(input, callContext, shell),
-        call: (callContext, _canUseTool, onProgress, toolUseId) =>
-          callBash(input, callContext, onProgress, toolUseId, shell),
+        permissionTarget() {
+          return { kind: 'command', command: input.command, shell: 'bash', analysis: shell };
+        },
+        isReadOnly() {
+          return input._simulatedSedEdit === undefined && isReadOnlyPrepared(shell);
+        },
+        isConcurrencySafe() {
+          return input._simulatedSedEdit === undefined && isReadOnlyPrepared(shell);
+        },
+        cancelsSiblingsOnError() {
+          return !isReadOnlyPrepared(shell);
+        },
+        checkPermissions(callContext) {
+          return checkBashPermissions(input, callContext, shell);
+        },
+        call(callContext, _canUseTool, onProgress, toolUseId) {
+          return callBash(input, callContext, onProgress, toolUseId, shell);
+        },
       };
     },
     mapResultToBlock: (output, toolUseId) => shellResultBlock(output, toolUseId, bashToolName),
