@@ -43,6 +43,17 @@ export {
   recordCheckedPath,
   takeCheckedPath,
 } from './checked-path.ts';
+export {
+  accountHome,
+  type CheckedLocation,
+  checkedConfigDir,
+  checkedManagedSettingsPath,
+  checkedUserHome,
+  installedManagedSettingsPath,
+  locationVariables,
+  managedSettingsVariable,
+  projectChosenLocation,
+} from './environment-locations.ts';
 export { isExecutableFile } from './executable-file.ts';
 export { isInsideDirectory } from './path-inside.ts';
 export {

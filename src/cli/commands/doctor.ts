@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createSession, isWorkspaceTrusted } from '../../agent/index.ts';
+import { configurationLocations, createSession, isWorkspaceTrusted } from '../../agent/index.ts';
 import { loadMcpConfiguration } from '../../mcp/config.ts';
 import {
   configurationEnvironment,
   formatSettingsWarning,
   type LoadedSettings,
-  managedSettingsPathFrom,
 } from '../../permissions/index.ts';
 import { probeSandbox } from '../../tools/shared/process/sandbox.ts';
 import { locateRipgrep } from '../../tools/shared/ripgrep.ts';
@@ -108,14 +106,16 @@ export function registerDoctorCommand(program: Command): void {
     )
     .option('--home <dir>', 'home directory (user settings and the trust list)');
   addSessionFlags(command).action(async (flags: DoctorFlags) => {
-    const home = flags.home ?? homedir();
+    const base = sessionOptionsFromFlags(flags);
+    const locations = configurationLocations(flags.home ? { ...base, home: flags.home } : base);
+    const home = locations.home;
     const options = await resolveTrust(
       flags,
-      { ...sessionOptionsFromFlags(flags), home, model: 'none', runHooks: false },
+      { ...base, home, model: 'none', runHooks: false, managedSettingsPath: locations.managedSettingsPath },
       home,
     );
     const env = options.env ?? process.env;
-    const managedPath = options.managedSettingsPath ?? managedSettingsPathFrom(env);
+    const managedPath = locations.managedSettingsPath;
     const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.cwd));
     await using session = await createSession({ ...options, trusted });
     const settings = session.settings;
@@ -138,7 +138,10 @@ export function registerDoctorCommand(program: Command): void {
         ? settings.warnings.map((w) => `  ${formatSettingsWarning(w)}`)
         : ['  (none)']),
     );
-    const notices = settings.notices.filter((notice) => !notice.startsWith('Settings '));
+    const notices = [
+      ...locations.notices,
+      ...settings.notices.filter((notice) => !notice.startsWith('Settings ')),
+    ];
     if (notices.length) out.push('', 'Notices:', ...notices.map((notice) => `  ${notice}`));
     out.push('', 'Keys not used by efferent:');
     out.push(
