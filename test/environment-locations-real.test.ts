@@ -14,6 +14,7 @@ import {
 } from '../src/core/index.ts';
 import { guardLocations, projectSetLocationVariables } from '../src/cli/guard/host-environment.ts';
 import { loadSettings } from '../src/permissions/index.ts';
+import { decisionPlace } from './decision-place.ts';
 
 /**
  * Locations the environment names (HOME, EFFERENT_MANAGED_SETTINGS, EFFERENT_CONFIG_DIR) are never
@@ -350,5 +351,69 @@ describe('the real CLI', () => {
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain('Ignored env EFFERENT_MANAGED_SETTINGS');
     }
+  });
+});
+
+describe('machine-wide agent policies', () => {
+  const place = decisionPlace('efferent-policy-writes-', ({ project }) => {
+    writeFileSync(join(project, 'p.json'), '{}');
+  });
+  const policies = [
+    '/etc/efferent/managed-settings.json',
+    '/etc/claude-code/managed-settings.json',
+    '/etc/claude-code/managed-mcp.json',
+    '/etc/gemini-cli/settings.json',
+    '/etc/gemini-cli/system-defaults.json',
+    '/etc/codex/requirements.toml',
+    '/Library/Application Support/ClaudeCode/managed-settings.json',
+    '/Library/Application Support/GeminiCli/settings.json',
+  ];
+  const spellings: Array<(path: string) => string> = [
+    (path) => path,
+    (path) => path.replace('/etc/', '/ETC/').replace('/Library/', '/library/'),
+    (path) => path.replace(/^\/(\w+)\//, '/$1//'),
+    (path) => path.replace(/^\/(\w+)\/([^/]+)\//, '/$1/$2/../$2/'),
+    (path) => path.replace(/^\/(\w+)\//, '/usr/../$1/'),
+  ];
+  const writers: Array<(path: string) => { tool: string; input: Record<string, unknown> }> = [
+    (path) => ({ tool: 'Write', input: { file_path: path, content: '{}' } }),
+    (path) => ({ tool: 'Bash', input: { command: `cp p.json '${path}'` } }),
+    (path) => ({ tool: 'Bash', input: { command: `echo '{}' > '${path}'` } }),
+    (path) => ({ tool: 'Bash', input: { command: `tee '${path}' < p.json` } }),
+  ];
+
+  it('generated: a write to a policy folder asks in every mode, bypassPermissions included', async () => {
+    const allowed: string[] = [];
+    let count = 0;
+    for (const policy of policies)
+      for (const spell of spellings)
+        for (const write of writers)
+          for (const mode of ['bypassPermissions', 'acceptEdits', 'default'] as const)
+            for (const rules of [
+              {},
+              { allow: ['Write', 'Edit(//**)', 'Bash(cp *)', 'Bash(echo *)', 'Bash(tee *)'] },
+            ]) {
+              const { tool, input } = write(spell(policy));
+              const result = await place.decideTool(tool, input, rules, mode);
+              if (result.behavior === 'allow') allowed.push(`${mode} ${tool} ${JSON.stringify(input)}`);
+              count++;
+            }
+    expect(allowed).toEqual([]);
+    expect(count).toBe(policies.length * spellings.length * writers.length * 3 * 2);
+  });
+
+  it('neighbours stay as they were: other /etc folders in bypassPermissions, project folders named etc', async () => {
+    for (const path of ['/etc/efferentx/a.json', '/etc/claude-codex/a', '/srv/etc/efferent/a'])
+      expect(
+        (await place.decideTool('Write', { file_path: path, content: '' }, {}, 'bypassPermissions')).behavior,
+        path,
+      ).toBe('allow');
+    const local = await place.decideTool(
+      'Write',
+      { file_path: 'etc/efferent/notes.md', content: '' },
+      {},
+      'acceptEdits',
+    );
+    expect(local.behavior).toBe('allow');
   });
 });
