@@ -55,6 +55,7 @@ export {
   projectChosenLocation,
 } from './environment-locations.ts';
 export { isExecutableFile } from './executable-file.ts';
+export { relaxedJson, withoutByteOrderMark } from './relaxed-json.ts';
 export { isInsideDirectory } from './path-inside.ts';
 export {
   liesPhysicallyInside,

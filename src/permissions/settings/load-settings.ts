@@ -93,9 +93,13 @@ async function cliLayer(
     return { source: 'cliArg', origin, root, projectLevel: false, settings: read.settings };
   };
   if (text.trimStart().startsWith('{'))
-    return use(parseSettingsLenient(text, '--settings'), '--settings', options.cwd);
+    return use(
+      parseSettingsLenient(text, '--settings', { recoverTightening: false }),
+      '--settings',
+      options.cwd,
+    );
   const path = isAbsolute(text) ? text : resolve(options.cwd, text);
-  const read = await readSettingsFileLenient(path, options.signal);
+  const read = await readSettingsFileLenient(path, options.signal, undefined, { recoverTightening: false });
   if (!read)
     throw new EfferentError(
       'settings_invalid',
