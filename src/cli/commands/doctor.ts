@@ -42,8 +42,11 @@ function settingsFileLines(settings: LoadedSettings, managedPath: string): strin
   ];
   const read = new Map(settings.files.map((file) => [file.origin, file.source]));
   const skipped = new Set(settings.warnings.filter((w) => w.key === '(file)').map((w) => w.file));
+  const partly = new Set(settings.warnings.filter((w) => w.key === '(syntax)').map((w) => w.file));
   const lines = candidates.map((path) => {
     const source = read.get(path);
+    if (source && partly.has(path))
+      return `  partly    ${path} (${source}: not valid JSON, only its restrictions apply; see its warning)`;
     if (source) return `  read      ${path} (${source})`;
     if (skipped.has(path)) return `  skipped   ${path} (see its warning)`;
     return existsSync(path) ? `  not read  ${path} (Claude compatibility is off)` : `  absent    ${path}`;

@@ -141,6 +141,11 @@ export function mergeSettings(
     const directories = permissions.additionalDirectories ?? [];
     if (untrusted && directories.length > 0) {
       notices.push(`Ignored additionalDirectories in ${layer.origin}: the workspace is not trusted.`);
+    } else if (!rulesAllowed && directories.length > 0) {
+      // A working directory allows reading it (and editing it in acceptEdits) like an allow rule.
+      notices.push(
+        `Ignored additionalDirectories in ${layer.origin}: policy allows managed rules only, and a working directory allows reads and edits as a rule would.`,
+      );
     } else {
       for (const directory of directories) {
         additionalDirectories.push(isAbsolute(directory) ? directory : resolve(layer.root, directory));
@@ -218,8 +223,11 @@ export function mergeSettings(
     notices.push('Ignored --allowedTools: policy allows managed rules only.');
   else allow.push(...cliAllow.rules);
   deny.push(...cliDeny.rules);
-  for (const directory of cli.additionalDirectories ?? [])
-    additionalDirectories.push(resolve(options.cwd, directory));
+  if (managedOnly && (cli.additionalDirectories?.length ?? 0) > 0)
+    notices.push('Ignored --add-dir: policy allows managed rules only.');
+  else
+    for (const directory of cli.additionalDirectories ?? [])
+      additionalDirectories.push(resolve(options.cwd, directory));
 
   // An untrusted project's mode may not undo a stricter one a lower level (the user) chose.
   if (
