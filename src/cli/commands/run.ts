@@ -232,7 +232,7 @@ export function registerRunCommand(program: Command): void {
     // `cleanupPeriodDays`: older saved transcripts go before this session starts.
     if (configuration.cleanupPeriodDays)
       await deleteOldTranscripts(configDir, configuration.cleanupPeriodDays);
-    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }), {
+    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir, home: configurationLocations(base).home }), {
       projectRoot: cwd,
       onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
     });
