@@ -232,10 +232,13 @@ export function registerRunCommand(program: Command): void {
     // `cleanupPeriodDays`: older saved transcripts go before this session starts.
     if (configuration.cleanupPeriodDays)
       await deleteOldTranscripts(configDir, configuration.cleanupPeriodDays);
-    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir, home: configurationLocations(base).home }), {
-      projectRoot: cwd,
-      onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
-    });
+    const memory = readMemoryFiles(
+      memoryFilePaths({ projectRoot: cwd, configDir, home: configurationLocations(base).home }),
+      {
+        projectRoot: cwd,
+        onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
+      },
+    );
     const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd, memory });
     const sessionOptions = { ...base, model: provider.model };
     if (flags.print !== undefined || flags.inputFormat === 'stream-json') {
