@@ -21,7 +21,7 @@ import {
   planGuardCalls,
 } from '../guard/host-calls.ts';
 import { deniedUnder } from '../guard/denied-under.ts';
-import { guardLocations } from '../guard/host-environment.ts';
+import { guardLocations, shellCodeAssignment } from '../guard/host-environment.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
 import { terminalText } from '../terminal/terminal-text.ts';
 import {
@@ -182,6 +182,20 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
         strongest = { verdict: decision.behavior, reason, ...(flagged ? { flagged } : {}) };
     }
     if (strongest.verdict === 'allow') strongest.reason = reasons.join('; ');
+    // The host hands the project's own variables to its shell: some run project code before any
+    // command. Nothing short of a deny stands then: the call is a flagged ask.
+    const shellCode =
+      strongest.verdict !== 'deny' && plan.calls.some((call) => call.tool === 'Bash')
+        ? shellCodeAssignment(projectRoot, payload.cwd)
+        : undefined;
+    if (shellCode)
+      return {
+        verdict: 'ask',
+        reason: terminalText(
+          `Safety check: ${shellCode.file} sets ${shellCode.name}, which the agent passes to every command its shell runs, so any command may run the project's code first. Remove it from that file (or run the command yourself).`,
+        ),
+        flagged: true,
+      };
     return strongest;
   } finally {
     await session.dispose();
