@@ -13,6 +13,7 @@ export type {
   SessionRunOptions,
 } from './run-events.ts';
 export {
+  configurationLocations,
   createSession,
   type Session,
   type SessionConfiguration,

@@ -1,7 +1,8 @@
-import { homedir } from 'node:os';
 import {
   type AnyTool,
   type AskUser,
+  checkedManagedSettingsPath,
+  checkedUserHome,
   chooseDeferredTools,
   createToolUseContext,
   DeferredTools,
@@ -49,7 +50,6 @@ import {
   loadDefaultShellAnalyzer,
   type PermissionResolverOptions,
   loadSettings,
-  managedSettingsPathFrom,
   matchesRuleCondition,
   type PermissionRequestHookResult,
   type ShellAnalyzer,
@@ -371,13 +371,39 @@ export interface SessionConfiguration {
 }
 
 /**
+ * Where the session reads the user's and the machine's configuration: the given `home` and policy
+ * path, else `HOME` (the process's: a settings `env` never moves it) and `EFFERENT_MANAGED_SETTINGS`
+ * from `env`, each refused when a project could have chosen it (relative, or inside the project).
+ */
+export function configurationLocations(
+  options: Pick<SessionOptions, 'cwd' | 'projectRoot' | 'home' | 'managedSettingsPath'>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { home: string; managedSettingsPath: string; notices: string[] } {
+  const folders = [options.projectRoot ?? options.cwd, options.cwd];
+  const notices: string[] = [];
+  let home = options.home;
+  if (home === undefined) {
+    const checked = checkedUserHome(folders);
+    home = checked.path;
+    if (checked.notice) notices.push(checked.notice);
+  }
+  let managedSettingsPath = options.managedSettingsPath;
+  if (managedSettingsPath === undefined) {
+    const checked = checkedManagedSettingsPath(folders, env);
+    managedSettingsPath = checked.path;
+    if (checked.notice) notices.push(checked.notice);
+  }
+  return { home, managedSettingsPath, notices };
+}
+
+/**
  * The configuration a session with these options would apply (trust decides as in
  * {@link createSession}), so things chosen before the session opens — the provider, its base URL and
  * model, MCP servers and their `MCP_TIMEOUT`-style limits — read the same environment as its tools.
  */
 export async function sessionConfiguration(options: SessionOptions): Promise<SessionConfiguration> {
   const env = options.env ?? process.env;
-  const home = options.home ?? homedir();
+  const { home, managedSettingsPath } = configurationLocations(options, env);
   const settings = await loadSettings({
     cwd: options.cwd,
     home,
@@ -385,7 +411,7 @@ export async function sessionConfiguration(options: SessionOptions): Promise<Ses
     cli: { ...options.cli },
     ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
     ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
-    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
+    managedSettingsPath,
   });
   return {
     settingsEnv: settings.env,
@@ -408,7 +434,8 @@ export async function settingsEnvironment(options: SessionOptions): Promise<Reco
 export async function createSession(options: SessionOptions): Promise<Session> {
   await checkWorkingDirectory(options.cwd);
   const env = options.env ?? process.env;
-  const home = options.home ?? homedir();
+  const locations = configurationLocations(options, env);
+  const home = locations.home;
   const cli: CliSettingsInput = { ...options.cli };
   if (options.permissionMode) cli.permissionMode = options.permissionMode;
   const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd));
@@ -419,8 +446,9 @@ export async function createSession(options: SessionOptions): Promise<Session> {
     cli,
     ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
     ...(options.claudeCompat !== undefined ? { claudeCompat: options.claudeCompat } : {}),
-    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(env),
+    managedSettingsPath: locations.managedSettingsPath,
   });
+  settings.notices.unshift(...locations.notices);
   const shell =
     options.loadShellParserAtStart === false ? defaultShellAnalyzer : await loadDefaultShellAnalyzer();
   const allTools = getAllBaseTools(options.flags);

@@ -43,7 +43,19 @@ export {
   recordCheckedPath,
   takeCheckedPath,
 } from './checked-path.ts';
+export {
+  accountHome,
+  type CheckedLocation,
+  checkedConfigDir,
+  checkedManagedSettingsPath,
+  checkedUserHome,
+  installedManagedSettingsPath,
+  locationVariables,
+  managedSettingsVariable,
+  projectChosenLocation,
+} from './environment-locations.ts';
 export { isExecutableFile } from './executable-file.ts';
+export { relaxedJson, withoutByteOrderMark } from './relaxed-json.ts';
 export { isInsideDirectory } from './path-inside.ts';
 export {
   liesPhysicallyInside,

@@ -155,6 +155,13 @@ const protectedPathPatterns: ReadonlyArray<{ pattern: RegExp; reason: string }> 
     pattern: /\/(?:site|dist)-packages\/[^/]+\.pth$/i,
     reason: 'Python runs the import lines of .pth files at every start',
   },
+  {
+    // Machine-wide policies (efferent's managed settings, and those of the agents the guard stands
+    // in front of): every session of every user obeys them, and they sit above every other level.
+    pattern:
+      /^\/(?:etc\/(?:efferent|claude-code|gemini-cli|codex)|library\/application support\/(?:claudecode|geminicli))(?:\/|$)/i,
+    reason: 'it holds a machine-wide agent policy (managed settings), which every session obeys',
+  },
 ];
 
 /** Concrete spellings of {@link protectedFilePatterns}, for consumers that bind paths one by one. */

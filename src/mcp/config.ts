@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { readOwnFile } from '../core/index.ts';
+import { readOwnFile, relaxedJson, withoutByteOrderMark } from '../core/index.ts';
 import { type McpPolicyFile, type McpServerPolicy, mergeMcpPolicy, policyBlockReason } from './policy.ts';
 
 /** How to reach one MCP server, after `${VAR}` expansion. */
@@ -210,16 +210,27 @@ const maxConfigBytes = 4 * 1024 * 1024;
 /** Reads a JSON file, bounded; a project's own file may not lead out of the project by a link. */
 async function readJson(
   path: string,
-  scope: { within?: string; projectRoot?: string } = {},
+  scope: { within?: string; projectRoot?: string; restrictionsOnly?: 'managed' | 'other' } = {},
 ): Promise<{ value?: unknown; error?: string }> {
-  const read = await readOwnFile(path, { maxBytes: maxConfigBytes, ...scope });
+  const { restrictionsOnly: _, ...where } = scope;
+  const read = await readOwnFile(path, { maxBytes: maxConfigBytes, ...where });
   if (read.kind === 'missing') return {};
   if (read.kind === 'refused') return { error: `cannot be read (${read.reason})` };
-  const text = read.text;
+  const text = withoutByteOrderMark(read.text);
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
-    return { error: `is not valid JSON (${(error as Error).message})` };
+    const problem = `is not valid JSON (${(error as Error).message})`;
+    // A settings file with comments or trailing commas still restricts what it restricts: its
+    // denylist, and a managed file's allowlist and allowManagedMcpServersOnly.
+    const relaxed = scope.restrictionsOnly ? relaxedJson(text) : undefined;
+    if (relaxed === null || typeof relaxed !== 'object' || Array.isArray(relaxed)) return { error: problem };
+    const keys =
+      scope.restrictionsOnly === 'managed'
+        ? ['deniedMcpServers', 'allowedMcpServers', 'allowManagedMcpServersOnly']
+        : ['deniedMcpServers'];
+    const kept = Object.fromEntries(Object.entries(relaxed).filter(([key]) => keys.includes(key)));
+    return Object.keys(kept).length > 0 ? { value: kept, error: problem } : { error: problem };
   }
 }
 
@@ -283,21 +294,22 @@ interface SettingsFileRole {
 }
 
 /**
- * The settings files whose MCP keys apply: the managed policy, user and local settings, and project
- * settings (which may only deny when the folder is untrusted, so a repository cannot approve its own
- * servers).
+ * The settings files whose MCP keys apply: the managed policy, user settings, and the project's
+ * shared and local settings (which may only deny when the folder is untrusted, so a repository cannot
+ * approve its own servers or widen an allowlist).
  */
 function settingsFilesFor(options: LoadMcpConfigOptions): SettingsFileRole[] {
   const file = (path: string, mayGrant = true, managed = false) => ({ path, managed, mayGrant });
   return [
     ...(options.managedSettingsPath ? [file(options.managedSettingsPath, true, true)] : []),
     file(join(options.home, '.efferent', 'settings.json')),
-    file(join(options.projectRoot, '.efferent', 'settings.local.json')),
+    // A repository can carry its own settings.local.json: project files grant only when trusted.
+    file(join(options.projectRoot, '.efferent', 'settings.local.json'), options.trusted),
     file(join(options.projectRoot, '.efferent', 'settings.json'), options.trusted),
     ...(options.claudeCompat
       ? [
           file(join(options.home, '.claude', 'settings.json')),
-          file(join(options.projectRoot, '.claude', 'settings.local.json')),
+          file(join(options.projectRoot, '.claude', 'settings.local.json'), options.trusted),
           file(join(options.projectRoot, '.claude', 'settings.json'), options.trusted),
         ]
       : []),
@@ -315,10 +327,15 @@ async function readApprovalsAndPolicy(
   const approvals = { all: false, enabled: new Set<string>(), disabled: new Set<string>() };
   const policyFiles: McpPolicyFile[] = [];
   for (const role of settingsFilesFor(options)) {
-    const { value } = await readJson(role.path, { projectRoot: options.projectRoot });
+    const { value, error } = await readJson(role.path, {
+      projectRoot: options.projectRoot,
+      restrictionsOnly: role.managed ? 'managed' : 'other',
+    });
     if (value === undefined) continue;
-    policyFiles.push({ origin: role.path, managed: role.managed, mayAllow: role.mayGrant, settings: value });
-    if (!role.mayGrant) continue;
+    // A file that is not strict JSON keeps only its denials (readJson left nothing else).
+    const mayGrant = role.mayGrant && (error === undefined || role.managed);
+    policyFiles.push({ origin: role.path, managed: role.managed, mayAllow: mayGrant, settings: value });
+    if (!mayGrant) continue;
     const parsed = approvalSchema.safeParse(value);
     if (!parsed.success) continue;
     if (parsed.data.enableAllProjectMcpServers) approvals.all = true;

@@ -95,6 +95,7 @@ export {
   parseSettingsLenient,
   type SettingsWarning,
 } from './settings/lenient-settings.ts';
+export { relaxedJson } from '../core/index.ts';
 export { type UnusedSettingsKey, unusedSettingsKeys } from './settings/settings-keys.ts';
 export type { HooksConfig, SettingsFile } from './settings/settings-schema.ts';
 export type { HooksLayer, LoadedSettings } from './settings/settings-types.ts';

@@ -44,7 +44,8 @@ describe('efferent doctor', () => {
     expect(out).toContain(`read      ${managed} (policySettings)`);
     expect(out).toContain(`read      ${join(project, '.efferent', 'settings.json')} (projectSettings)`);
     expect(out).toContain(`read      ${join(project, '.claude', 'settings.json')} (projectSettings)`);
-    expect(out).toContain(`skipped   ${join(home, '.efferent', 'settings.json')}`);
+    // Not valid JSON (a comment): only its restrictions apply (security-settings-syntax.md).
+    expect(out).toContain(`partly    ${join(home, '.efferent', 'settings.json')} (userSettings`);
     const warnings = out.split('\n').filter((line) => line.startsWith('  Settings '));
     const keys = warnings.map(
       (line) => /: (?:skipped (\S+)|the whole file was skipped):/.exec(line)?.[1] ?? '(file)',

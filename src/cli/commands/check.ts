@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { decideCall } from '../../agent/index.ts';
@@ -139,19 +138,15 @@ export function registerCheckCommand(program: Command): void {
       if (typeof input !== 'object' || input === null || Array.isArray(input))
         throw new EfferentError('usage', 'The input must be a JSON object, e.g. \'{"command":"ls"}\'.');
       // The same session `call` and `run` open (settings, trust, directories, MCP tools), without hooks.
-      const home = flags.home ?? homedir();
-      const options = await resolveTrust(
-        flags,
-        {
-          ...sessionOptionsFromFlags(flags, flags.mode),
-          model: 'none',
-          home,
-          runHooks: false,
-          // decideCall loads the grammar when the call is a shell command.
-          loadShellParserAtStart: false,
-        },
-        home,
-      );
+      // Without --home, the session finds the home (refusing one a project could have chosen) and says so.
+      const options = await resolveTrust(flags, {
+        ...sessionOptionsFromFlags(flags, flags.mode),
+        model: 'none',
+        ...(flags.home ? { home: flags.home } : {}),
+        runHooks: false,
+        // decideCall loads the grammar when the call is a shell command.
+        loadShellParserAtStart: false,
+      });
       const session = await openSession(options, flags);
       try {
         reportSettingsNotices(session.settings.notices, flags);

@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createSession, isWorkspaceTrusted } from '../../agent/index.ts';
+import { configurationLocations, createSession, isWorkspaceTrusted } from '../../agent/index.ts';
 import { loadMcpConfiguration } from '../../mcp/config.ts';
 import {
   configurationEnvironment,
   formatSettingsWarning,
   type LoadedSettings,
-  managedSettingsPathFrom,
 } from '../../permissions/index.ts';
 import { probeSandbox } from '../../tools/shared/process/sandbox.ts';
 import { locateRipgrep } from '../../tools/shared/ripgrep.ts';
@@ -44,8 +42,11 @@ function settingsFileLines(settings: LoadedSettings, managedPath: string): strin
   ];
   const read = new Map(settings.files.map((file) => [file.origin, file.source]));
   const skipped = new Set(settings.warnings.filter((w) => w.key === '(file)').map((w) => w.file));
+  const partly = new Set(settings.warnings.filter((w) => w.key === '(syntax)').map((w) => w.file));
   const lines = candidates.map((path) => {
     const source = read.get(path);
+    if (source && partly.has(path))
+      return `  partly    ${path} (${source}: not valid JSON, only its restrictions apply; see its warning)`;
     if (source) return `  read      ${path} (${source})`;
     if (skipped.has(path)) return `  skipped   ${path} (see its warning)`;
     return existsSync(path) ? `  not read  ${path} (Claude compatibility is off)` : `  absent    ${path}`;
@@ -108,14 +109,16 @@ export function registerDoctorCommand(program: Command): void {
     )
     .option('--home <dir>', 'home directory (user settings and the trust list)');
   addSessionFlags(command).action(async (flags: DoctorFlags) => {
-    const home = flags.home ?? homedir();
+    const base = sessionOptionsFromFlags(flags);
+    const locations = configurationLocations(flags.home ? { ...base, home: flags.home } : base);
+    const home = locations.home;
     const options = await resolveTrust(
       flags,
-      { ...sessionOptionsFromFlags(flags), home, model: 'none', runHooks: false },
+      { ...base, home, model: 'none', runHooks: false, managedSettingsPath: locations.managedSettingsPath },
       home,
     );
     const env = options.env ?? process.env;
-    const managedPath = options.managedSettingsPath ?? managedSettingsPathFrom(env);
+    const managedPath = locations.managedSettingsPath;
     const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.cwd));
     await using session = await createSession({ ...options, trusted });
     const settings = session.settings;
@@ -138,7 +141,10 @@ export function registerDoctorCommand(program: Command): void {
         ? settings.warnings.map((w) => `  ${formatSettingsWarning(w)}`)
         : ['  (none)']),
     );
-    const notices = settings.notices.filter((notice) => !notice.startsWith('Settings '));
+    const notices = [
+      ...locations.notices,
+      ...settings.notices.filter((notice) => !notice.startsWith('Settings ')),
+    ];
     if (notices.length) out.push('', 'Notices:', ...notices.map((notice) => `  ${notice}`));
     out.push('', 'Keys not used by efferent:');
     out.push(

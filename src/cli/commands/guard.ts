@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
@@ -22,6 +21,7 @@ import {
   planGuardCalls,
 } from '../guard/host-calls.ts';
 import { deniedUnder } from '../guard/denied-under.ts';
+import { guardLocations, shellCodeAssignment } from '../guard/host-environment.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
 import { terminalText } from '../terminal/terminal-text.ts';
 import {
@@ -138,11 +138,15 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
   const plan = planGuardCalls(payload);
   if (plan.kind === 'no-opinion') return { verdict: 'no-opinion', reason: plan.reason };
   if (plan.kind === 'unknown') return { verdict: 'ask', reason: `${plan.reason}, so it is asked about` };
-  const home = flags.home ?? homedir();
   const mode = flags.mode ?? payload.permissionMode;
   const standIns: AnyTool[] = [...guardStandIns];
   for (const call of plan.calls) if (call.tool.startsWith('mcp__')) standIns.push(mcpStandIn(call.tool));
   const projectRoot = hookProjectRoot(payload.cwd);
+  // The host's environment carries what the project's configuration set: the locations of the
+  // user's and the machine's configuration are not taken from it where the project could choose them.
+  const locations = guardLocations(projectRoot, payload.cwd, process.env, flags.home);
+  for (const notice of locations.notices) process.stderr.write(`efferent guard: ${terminalText(notice)}\n`);
+  const home = locations.home;
   const options = await resolveTrust(
     { ...flags, cwd: payload.cwd },
     {
@@ -155,6 +159,7 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
       loadShellParserAtStart: false,
       extraTools: standIns,
       persistRules: false,
+      managedSettingsPath: locations.managedSettingsPath,
     },
     home,
   );
@@ -177,6 +182,20 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
         strongest = { verdict: decision.behavior, reason, ...(flagged ? { flagged } : {}) };
     }
     if (strongest.verdict === 'allow') strongest.reason = reasons.join('; ');
+    // The host hands the project's own variables to its shell: some run project code before any
+    // command. Nothing short of a deny stands then: the call is a flagged ask.
+    const shellCode =
+      strongest.verdict !== 'deny' && plan.calls.some((call) => call.tool === 'Bash')
+        ? shellCodeAssignment(projectRoot, payload.cwd)
+        : undefined;
+    if (shellCode)
+      return {
+        verdict: 'ask',
+        reason: terminalText(
+          `Safety check: ${shellCode.file} sets ${shellCode.name}, which the agent passes to every command its shell runs, so any command may run the project's code first. Remove it from that file (or run the command yourself).`,
+        ),
+        flagged: true,
+      };
     return strongest;
   } finally {
     await session.dispose();

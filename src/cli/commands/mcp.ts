@@ -1,6 +1,5 @@
-import { homedir } from 'node:os';
 import type { Command } from 'commander';
-import { isWorkspaceTrusted, modelessPromptHookNotices } from '../../agent/index.ts';
+import { configurationLocations, isWorkspaceTrusted, modelessPromptHookNotices } from '../../agent/index.ts';
 import { EfferentError, type PermissionMode } from '../../core/index.ts';
 import { type ConfiguredMcpServer, loadMcpConfiguration } from '../../mcp/config.ts';
 import type { McpManager, ServeOptions } from '../../mcp/index.ts';
@@ -37,14 +36,14 @@ function describeTransport(server: ConfiguredMcpServer): string {
 /** Loads the configuration and connects the enabled servers, for `list` and `get`. */
 async function inspect(flags: SessionFlags, only?: string) {
   const options = await resolveTrust(flags, sessionOptionsFromFlags(flags));
-  const home = homedir();
+  const home = configurationLocations(options).home;
   const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.cwd));
   const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
   const servers = configuration.servers.filter((server) => only === undefined || server.name === only);
   const { McpManager, mcpOptionsFromEnv } = await import('../../mcp/index.ts');
   const manager = new McpManager(
     servers.filter((server) => server.status === 'enabled'),
-    { ...mcpOptionsFromEnv(), oauthStoreDir: mcpOAuthStoreDir(process.env, home) },
+    { ...mcpOptionsFromEnv(), oauthStoreDir: mcpOAuthStoreDir(process.env, home, [options.cwd]) },
   );
   await manager.start();
   return { configuration, servers, manager };
@@ -142,7 +141,7 @@ export function registerMcpCommand(program: Command): void {
       .option('--open', 'also open the URL in the browser'),
   ).action(async (name: string, flags: SessionFlags & { open?: boolean }) => {
     const options = await resolveTrust(flags, sessionOptionsFromFlags(flags));
-    const home = homedir();
+    const home = configurationLocations(options).home;
     const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.cwd));
     const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
     const server = configuration.servers.find((candidate) => candidate.name === name);
@@ -158,7 +157,7 @@ export function registerMcpCommand(program: Command): void {
     if (server.status === 'blocked')
       throw new EfferentError('usage', `MCP server "${name}" is blocked: ${server.blockedBy}.`);
     const { loginToMcpServer, McpLoginCancelledError } = await import('../../mcp/index.ts');
-    const storeDir = mcpOAuthStoreDir(process.env, home);
+    const storeDir = mcpOAuthStoreDir(process.env, home, [options.cwd]);
     const say = (line: string) => process.stderr.write(`${line}\n`);
     // Ctrl-C (or SIGTERM) while waiting for the browser ends the login cleanly: the loopback
     // server closes, the unused PKCE verifier is dropped, earlier tokens stay as they were.

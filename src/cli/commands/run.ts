@@ -1,9 +1,14 @@
 import { rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import { type Session, sessionConfiguration, trustWorkspace } from '../../agent/index.ts';
+import {
+  configurationLocations,
+  type Session,
+  sessionConfiguration,
+  trustWorkspace,
+} from '../../agent/index.ts';
 import { EfferentError, type Message } from '../../core/index.ts';
 import { type OutputFormat, runHeadless } from '../terminal/headless.ts';
 import { readPromptFromStdin, streamJsonInputs } from '../terminal/headless-input.ts';
@@ -56,7 +61,13 @@ interface RunFlags extends SessionFlags {
  */
 function startTranscript(session: Session, history: readonly Message[]): Transcript {
   const run = session.context.run;
-  const path = join(projectTranscriptDir(efferentConfigDir(), run.cwd), `${run.sessionId}.jsonl`);
+  const path = join(
+    projectTranscriptDir(
+      efferentConfigDir(process.env, configurationLocations(run).home, [run.cwd]),
+      run.cwd,
+    ),
+    `${run.sessionId}.jsonl`,
+  );
   run.transcriptPath = path;
   const transcript = new Transcript(path, run.sessionId, run.cwd);
   for (const message of history) void transcript.append(message);
@@ -84,7 +95,7 @@ async function resumedHistory(
 ): Promise<Message[]> {
   if (flags.continue && flags.resume !== undefined)
     throw new EfferentError('usage', 'Give either --continue or --resume, not both.');
-  const configDir = efferentConfigDir();
+  const configDir = efferentConfigDir(process.env, configurationLocations({ cwd }).home, [cwd]);
   let chosen: SavedSession | undefined;
   if (flags.continue) {
     chosen = (await listSessions(configDir, cwd))[0];
@@ -217,14 +228,17 @@ export function registerRunCommand(program: Command): void {
       env,
       process.cwd(),
     );
-    const configDir = efferentConfigDir();
+    const configDir = efferentConfigDir(process.env, configurationLocations(base).home, [cwd]);
     // `cleanupPeriodDays`: older saved transcripts go before this session starts.
     if (configuration.cleanupPeriodDays)
       await deleteOldTranscripts(configDir, configuration.cleanupPeriodDays);
-    const memory = readMemoryFiles(memoryFilePaths({ projectRoot: cwd, configDir }), {
-      projectRoot: cwd,
-      onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
-    });
+    const memory = readMemoryFiles(
+      memoryFilePaths({ projectRoot: cwd, configDir, home: configurationLocations(base).home }),
+      {
+        projectRoot: cwd,
+        onSkipped: (reason) => process.stderr.write(`efferent: ${reason}\n`),
+      },
+    );
     const systemPrompt = flags.systemPrompt ?? defaultSystemPrompt({ cwd, memory });
     const sessionOptions = { ...base, model: provider.model };
     if (flags.print !== undefined || flags.inputFormat === 'stream-json') {
@@ -314,7 +328,7 @@ export function registerRunCommand(program: Command): void {
       );
       if (answer !== null && /^y(es)?$/i.test(answer.trim())) {
         await closeSession(session);
-        await trustWorkspace(homedir(), cwd);
+        await trustWorkspace(configurationLocations(sessionOptions).home, cwd);
         session = await openSession(
           { ...sessionOptions, askUser, trusted: true },
           flags,
@@ -338,7 +352,9 @@ export function registerRunCommand(program: Command): void {
         history,
         onMessage: (message) => void transcript.append(message),
         customCommands: loadCustomCommands(
-          commandFolders(cwd, configDir, homedir(), { trusted: session.settings.trusted }),
+          commandFolders(cwd, configDir, configurationLocations(sessionOptions).home, {
+            trusted: session.settings.trusted,
+          }),
           cwd,
         ),
         switchModel: (spec) => resolveProvider(spec, env, process.cwd()),

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
+  configurationLocations,
   createSession,
   isWorkspaceTrusted,
   type Session,
@@ -17,7 +18,6 @@ import type {
   McpManager,
   McpManagerOptions,
 } from '../../mcp/index.ts';
-import { managedSettingsPathFrom } from '../../permissions/index.ts';
 import { efferentConfigDir } from './transcript.ts';
 import { terminalText } from './terminal-text.ts';
 
@@ -38,8 +38,9 @@ export interface McpInteraction {
 export function mcpOAuthStoreDir(
   env: Readonly<Record<string, string | undefined>> = process.env,
   home = homedir(),
+  projectFolders: readonly string[] = [process.cwd()],
 ): string {
-  return join(efferentConfigDir(env, home), 'mcp-auth');
+  return join(efferentConfigDir(env, home, projectFolders), 'mcp-auth');
 }
 
 /** What {@link loadMcpFor} needs to find the configuration for a session's folder. */
@@ -47,7 +48,7 @@ export function mcpConfigOptions(
   options: SessionOptions,
   flags: McpFlags,
   trusted: boolean,
-  home = options.home ?? homedir(),
+  home = options.home ?? configurationLocations(options).home,
 ): LoadMcpConfigOptions {
   return {
     projectRoot: options.projectRoot ?? options.cwd,
@@ -59,7 +60,8 @@ export function mcpConfigOptions(
     // Claude Code's files are read unless compatibility is switched off.
     ...(options.claudeCompat !== false ? { claudeCompat: true } : {}),
     env: options.env ?? process.env,
-    managedSettingsPath: options.managedSettingsPath ?? managedSettingsPathFrom(options.env ?? process.env),
+    managedSettingsPath: configurationLocations({ ...options, home }, options.env ?? process.env)
+      .managedSettingsPath,
   };
 }
 
@@ -71,7 +73,7 @@ export async function loadMcpFor(
   interaction: McpInteraction = {},
   settingsEnv: Readonly<Record<string, string>> = {},
 ): Promise<{ manager: McpManager | undefined; trusted: boolean }> {
-  const home = options.home ?? homedir();
+  const home = options.home ?? configurationLocations(options).home;
   const trusted = options.trusted ?? (await isWorkspaceTrusted(home, options.projectRoot ?? options.cwd));
   const configuration = await loadMcpConfiguration(mcpConfigOptions(options, flags, trusted, home));
   for (const warning of configuration.warnings) errors.write(`notice: ${terminalText(warning)}\n`);
@@ -89,7 +91,10 @@ export async function loadMcpFor(
         }
       : {}),
     warn: (text) => errors.write(`notice: ${terminalText(text)}\n`),
-    oauthStoreDir: mcpOAuthStoreDir(options.env ?? process.env, home),
+    oauthStoreDir: mcpOAuthStoreDir(options.env ?? process.env, home, [
+      options.projectRoot ?? options.cwd,
+      options.cwd,
+    ]),
     ...(interaction.elicit ? { elicit: interaction.elicit } : {}),
     ...(process.env['EFFERENT_DEBUG']
       ? { log: (server, line) => errors.write(`[mcp ${server}] ${line}\n`) }
@@ -132,7 +137,11 @@ export async function openSession(
       await loginToMcpServer({
         serverName: connection.name,
         serverUrl: connection.config.url,
-        storeDir: mcpOAuthStoreDir(options.env ?? process.env, options.home ?? homedir()),
+        storeDir: mcpOAuthStoreDir(
+          options.env ?? process.env,
+          options.home ?? configurationLocations(options).home,
+          [options.projectRoot ?? options.cwd, options.cwd],
+        ),
         onAuthorizationUrl: (url) =>
           authorizeOn.write(`Open this URL to authorize efferent:\n  ${url.href}\n`),
         onProgress: (progress) => authorizeOn.write(`${loginProgressLine(progress)}\n`),

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
-import { homedir } from 'node:os';
 import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import { type SessionOptions, trustWorkspace } from '../../agent/index.ts';
+import { configurationLocations, type SessionOptions, trustWorkspace } from '../../agent/index.ts';
 import { EfferentError, type PermissionMode, permissionModes } from '../../core/index.ts';
 import { terminalText } from './terminal-text.ts';
 
@@ -78,7 +77,7 @@ export function sessionOptionsFromFlags(flags: SessionFlags, mode?: PermissionMo
 export async function resolveTrust(
   flags: SessionFlags,
   options: SessionOptions,
-  home = homedir(),
+  home = options.home ?? configurationLocations(options).home,
 ): Promise<SessionOptions> {
   if (flags.trust && flags.untrusted) {
     throw new EfferentError('usage', 'Give either --trust or --untrusted, not both.');

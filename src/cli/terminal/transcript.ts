@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type ContentBlock, EfferentError, type Message } from '../../core/index.ts';
+import { checkedConfigDir, type ContentBlock, EfferentError, type Message } from '../../core/index.ts';
 import { apiContentBlock } from './stream-json.ts';
 
 /**
@@ -15,9 +15,17 @@ import { apiContentBlock } from './stream-json.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** `EFFERENT_CONFIG_DIR`, else `~/.efferent`. */
-export function efferentConfigDir(env: Env = process.env, home = homedir()): string {
-  return env['EFFERENT_CONFIG_DIR'] || join(home, '.efferent');
+/**
+ * `EFFERENT_CONFIG_DIR`, else `~/.efferent`. The variable is not followed when a project could have
+ * chosen it (relative, or inside `projectFolders`): transcripts, user memory and commands and MCP
+ * tokens are the user's, never the project's files.
+ */
+export function efferentConfigDir(
+  env: Env = process.env,
+  home = homedir(),
+  projectFolders: readonly string[] = [process.cwd()],
+): string {
+  return checkedConfigDir(home, projectFolders, env).path;
 }
 
 /** The folder of a project's transcripts. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { errorMessage } from '../../core/index.ts';
+import { errorMessage, relaxedJson, withoutByteOrderMark } from '../../core/index.ts';
 import { parseRule } from '../rules/parse-rule.ts';
 import { type SettingsFile, settingsFileSchema } from './settings-schema.ts';
+import { untrustedProjectView } from './untrusted-settings.ts';
 
 /**
  * Claude Code's leniency: one bad rule or value is skipped with a warning naming the file, the key and
@@ -21,7 +22,12 @@ export interface SettingsWarning {
 
 /** The warning as one line for a person: file, key and why. */
 export function formatSettingsWarning(warning: SettingsWarning): string {
-  const where = warning.key === '(file)' ? 'the whole file was skipped' : `skipped ${warning.key}`;
+  const where =
+    warning.key === '(file)'
+      ? 'the whole file was skipped'
+      : warning.key === '(syntax)'
+        ? 'most of the file was skipped'
+        : `skipped ${warning.key}`;
   return `Settings ${warning.file}: ${where}: ${warning.reason}`;
 }
 
@@ -265,19 +271,42 @@ export function lenientSettings(json: unknown, file: string): LenientSettings {
 }
 
 /** Parses settings text leniently: text that is not JSON skips the whole file with one warning. */
-export function parseSettingsLenient(text: string, file: string): LenientSettings {
+export function parseSettingsLenient(
+  text: string,
+  file: string,
+  options: { recoverTightening?: boolean } = {},
+): LenientSettings {
+  // A byte order mark is an encoding mark, not syntax (editors on Windows write one; Claude Code reads past it).
+  const body = withoutByteOrderMark(text);
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(body);
   } catch (error) {
+    const reason = errorMessage(error).replace(/\.$/, '');
+    // Skipping the whole file would drop its deny rules. Read as JSON with comments and trailing
+    // commas, the part that only tightens (deny and ask rules, stricter modes) still applies.
+    const recovered = options.recoverTightening === false ? undefined : relaxedJson(body);
+    if (recovered !== null && typeof recovered === 'object' && !Array.isArray(recovered)) {
+      const lenient = lenientSettings(recovered, file);
+      if (lenient.settings) {
+        const view = untrustedProjectView(lenient.settings);
+        return {
+          settings: view.settings,
+          warnings: [
+            {
+              file,
+              key: '(syntax)',
+              reason: `not valid JSON (${reason}); only its deny and ask rules and a stricter mode were applied${view.ignored.length > 0 ? ` (${view.ignored.join(', ')} ignored)` : ''}; fix the syntax to apply the file.`,
+            },
+            ...lenient.warnings,
+          ],
+        };
+      }
+    }
     return {
       settings: undefined,
       warnings: [
-        {
-          file,
-          key: '(file)',
-          reason: `not valid JSON (${errorMessage(error).replace(/\.$/, '')}); fix the syntax to apply the file.`,
-        },
+        { file, key: '(file)', reason: `not valid JSON (${reason}); fix the syntax to apply the file.` },
       ],
     };
   }

@@ -1,5 +1,12 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { EfferentError, type PermissionMode, type RuleSource } from '../../core/index.ts';
+import {
+  checkedManagedSettingsPath,
+  EfferentError,
+  installedManagedSettingsPath,
+  managedSettingsVariable,
+  type PermissionMode,
+  type RuleSource,
+} from '../../core/index.ts';
 import { type LenientSettings, parseSettingsLenient, type SettingsWarning } from './lenient-settings.ts';
 import { readSettingsFileLenient } from './read-settings-file.ts';
 import type { SettingsFile } from './settings-schema.ts';
@@ -7,15 +14,21 @@ import { mergeSettings } from './merge-settings.ts';
 import type { LoadedSettings } from './settings-types.ts';
 
 /** The settings file policy administrators install; overridable for tests and other layouts. */
-export const defaultManagedSettingsPath = '/etc/efferent/managed-settings.json';
+export const defaultManagedSettingsPath = installedManagedSettingsPath;
 
 /** The environment variable that moves the managed policy file (tests, systems with another layout). */
-export const managedSettingsEnvVar = 'EFFERENT_MANAGED_SETTINGS';
+export const managedSettingsEnvVar = managedSettingsVariable;
 
-/** The managed policy path: `EFFERENT_MANAGED_SETTINGS` when set, else {@link defaultManagedSettingsPath}. */
-export function managedSettingsPathFrom(env: Readonly<Record<string, string | undefined>>): string {
-  const value = env[managedSettingsEnvVar];
-  return value !== undefined && value !== '' ? value : defaultManagedSettingsPath;
+/**
+ * The managed policy path: `EFFERENT_MANAGED_SETTINGS` when set, else {@link defaultManagedSettingsPath}.
+ * The variable is not followed when it is relative or leads into `projectFolders`, nor when a policy
+ * is installed at the default place (see `checkedManagedSettingsPath`).
+ */
+export function managedSettingsPathFrom(
+  env: Readonly<Record<string, string | undefined>>,
+  projectFolders: readonly string[] = [],
+): string {
+  return checkedManagedSettingsPath(projectFolders, env).path;
 }
 
 /** What the command line contributes. */
@@ -80,9 +93,13 @@ async function cliLayer(
     return { source: 'cliArg', origin, root, projectLevel: false, settings: read.settings };
   };
   if (text.trimStart().startsWith('{'))
-    return use(parseSettingsLenient(text, '--settings'), '--settings', options.cwd);
+    return use(
+      parseSettingsLenient(text, '--settings', { recoverTightening: false }),
+      '--settings',
+      options.cwd,
+    );
   const path = isAbsolute(text) ? text : resolve(options.cwd, text);
-  const read = await readSettingsFileLenient(path, options.signal);
+  const read = await readSettingsFileLenient(path, options.signal, undefined, { recoverTightening: false });
   if (!read)
     throw new EfferentError(
       'settings_invalid',

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { PermissionMode, RuleSource } from '../../core/index.ts';
-import { errorMessage } from '../../core/index.ts';
+import { errorMessage, locationVariables } from '../../core/index.ts';
 import { type BuiltRules, buildRules, type RuleOrigin } from '../rules/build-rules.ts';
 import type { PermissionRule } from '../rules/rule-types.ts';
 import { formatSettingsWarning, type SettingsWarning } from './lenient-settings.ts';
@@ -19,6 +19,13 @@ export const sourcePrecedence: readonly RuleSource[] = [
   'userSettings',
   'session',
 ];
+
+/**
+ * Variables a settings `env` may not set: they move files efferent reads its own configuration from
+ * (`EFFERENT_MANAGED_SETTINGS`, `EFFERENT_CONFIG_DIR`), and the environment built from the settings
+ * is the one those are read from. A file below the policy must not be able to replace the policy.
+ */
+const settingsMayNotSet: ReadonlySet<string> = new Set(locationVariables.filter((name) => name !== 'HOME'));
 
 /** Modes a project-level file may not select: they would skip the user's own judgement. */
 const modesProjectMayNotSet = new Set<PermissionMode>(['bypassPermissions', 'auto']);
@@ -134,6 +141,11 @@ export function mergeSettings(
     const directories = permissions.additionalDirectories ?? [];
     if (untrusted && directories.length > 0) {
       notices.push(`Ignored additionalDirectories in ${layer.origin}: the workspace is not trusted.`);
+    } else if (!rulesAllowed && directories.length > 0) {
+      // A working directory allows reading it (and editing it in acceptEdits) like an allow rule.
+      notices.push(
+        `Ignored additionalDirectories in ${layer.origin}: policy allows managed rules only, and a working directory allows reads and edits as a rule would.`,
+      );
     } else {
       for (const directory of directories) {
         additionalDirectories.push(isAbsolute(directory) ? directory : resolve(layer.root, directory));
@@ -176,8 +188,15 @@ export function mergeSettings(
     if (layer.settings.env) {
       if (untrusted) notices.push(`Ignored env in ${layer.origin}: the workspace is not trusted.`);
       else
-        for (const [name, value] of Object.entries(layer.settings.env))
+        for (const [name, value] of Object.entries(layer.settings.env)) {
+          if (settingsMayNotSet.has(name)) {
+            notices.push(
+              `Ignored env ${name} in ${layer.origin}: a settings file cannot move where efferent reads its own configuration (the managed policy, its configuration folder); set it in the environment efferent starts in.`,
+            );
+            continue;
+          }
           if (!Object.hasOwn(env, name)) env[name] = value;
+        }
     }
   }
 
@@ -204,8 +223,11 @@ export function mergeSettings(
     notices.push('Ignored --allowedTools: policy allows managed rules only.');
   else allow.push(...cliAllow.rules);
   deny.push(...cliDeny.rules);
-  for (const directory of cli.additionalDirectories ?? [])
-    additionalDirectories.push(resolve(options.cwd, directory));
+  if (managedOnly && (cli.additionalDirectories?.length ?? 0) > 0)
+    notices.push('Ignored --add-dir: policy allows managed rules only.');
+  else
+    for (const directory of cli.additionalDirectories ?? [])
+      additionalDirectories.push(resolve(options.cwd, directory));
 
   // An untrusted project's mode may not undo a stricter one a lower level (the user) chose.
   if (

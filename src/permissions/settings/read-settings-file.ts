@@ -88,6 +88,7 @@ export async function readSettingsFileLenient(
   path: string,
   signal?: AbortSignal,
   within?: string,
+  options: { recoverTightening?: boolean } = {},
 ): Promise<LenientSettings | undefined> {
   let read: Awaited<ReturnType<typeof settingsText>>;
   try {
@@ -104,5 +105,5 @@ export async function readSettingsFileLenient(
         { file: path, key: '(file)', reason: `cannot be read (${read.problem}); the file was skipped.` },
       ],
     };
-  return parseSettingsLenient(read.text, path);
+  return parseSettingsLenient(read.text, path, options);
 }
