@@ -189,7 +189,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         : undefined;
     let guardReport: RepositoryGuardReport | undefined;
     const finishGuard = () => {
-      guardReport ??= guard?.finish(invocation.protectedGitDirectories);
+      guardReport ??= guard?.finish(invocation.protectedGitDirectories, invocation.readOnlyPaths);
       return guardReport;
     };
     const notes: string[] = [];
