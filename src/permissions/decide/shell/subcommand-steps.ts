@@ -1,3 +1,4 @@
+import { mayNameProtectedEntry } from '../../../core/protected-paths.ts';
 import { protectedPathReason } from '../../paths/protected-paths.ts';
 import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
@@ -101,6 +102,55 @@ const namesWriteAskPath: SubcommandStep = (facts) => {
     },
   );
 };
+
+/**
+ * A command that is not read-only names a protected path as an argument: `git restore .claude/…`,
+ * `git config --file .gitmodules`, `mkfifo .envrc`, `ln -s .claude c`, `prettier --write
+ * .vscode/settings.json`. Only a few programs' write targets are known; for the rest, naming a
+ * protected path is what can write it (or alias it for a later write), so it is asked about as a
+ * write there would be. `git add` and `git commit` only record what is already there.
+ */
+const namesProtectedPath: SubcommandStep = (facts) => {
+  if (facts.subcommand.readOnly) return undefined;
+  const { readPaths } = facts.reads();
+  if (readPaths.length === 0 || recordsOnly(facts.subcommand.argv)) return undefined;
+  for (const path of readPaths) {
+    const reason = mayBeProtected(path.lexical)
+      ? protectedPathReason(path.lexical)
+      : mayBeProtected(path.physical)
+        ? protectedPathReason(path.physical)
+        : undefined;
+    if (reason)
+      return ask(
+        'safety',
+        `${facts.label} is not read-only and names ${path.lexical}, which is protected (${reason})`,
+      );
+  }
+  return undefined;
+};
+
+/**
+ * A cheap first test: every protected directory, nested location and most protected files start
+ * with a dot; the rest are told by the last segment's name.
+ */
+function mayBeProtected(path: string): boolean {
+  return path.includes('/.') || mayNameProtectedEntry(path.slice(path.lastIndexOf('/') + 1));
+}
+
+/** `git add …` and `git commit …`: they record files in the repository and change none of them. */
+function recordsOnly(argv: readonly string[]): boolean {
+  if (argv[0] !== 'git') return false;
+  for (let index = 1; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    if (word === '-C' || word === '-c') {
+      index++;
+      continue;
+    }
+    if (word.startsWith('-')) continue;
+    return word === 'add' || word === 'commit';
+  }
+  return false;
+}
 
 const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
   const rule = context.shellRules.ask.find(spellings);
@@ -393,6 +443,7 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'an ask rule on the command', check: shellAskRule },
   { name: 'a Read ask rule on what it reads', check: readAskRule },
   { name: 'a command that writes names a path an Edit ask rule covers', check: namesWriteAskPath },
+  { name: 'a command that is not read-only names a protected path', check: namesProtectedPath },
   { name: 'a critical removal', check: criticalRemoval },
   { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
   { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
