@@ -62,7 +62,10 @@ export function snapshotRepository(root: string): RepositorySnapshot | undefined
   };
   // Local branches and tags: what the user made or chose. Remote branches hold what a fetch brought.
   for (const kind of ['heads', 'tags']) walk(join(gitDirectory, 'refs', kind), 0);
-  const packed = readOwnFileSync(join(gitDirectory, 'packed-refs'), { maxBytes: 512 * 1024, cutOversize: true });
+  const packed = readOwnFileSync(join(gitDirectory, 'packed-refs'), {
+    maxBytes: 512 * 1024,
+    cutOversize: true,
+  });
   if (packed.kind === 'read') {
     for (const line of packed.text.split('\n')) {
       if (budget-- <= 0) break;

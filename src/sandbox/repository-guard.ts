@@ -402,16 +402,17 @@ function unitsToSetAside(
   const wholly = (directory: string) =>
     [...now.keys()].every(
       (path) =>
-        path === directory ||
-        !isInside(path, directory) ||
-        (changedSet.has(path) && !committed.has(path)),
+        path === directory || !isInside(path, directory) || (changedSet.has(path) && !committed.has(path)),
     );
   const units: string[] = [];
   for (const path of unwanted) {
     if (units.some((unit) => isInside(path, unit))) continue;
     const container = changed.find(
       (candidate) =>
-        candidate !== path && isInside(path, candidate) && now.get(candidate)?.startsWith('d') && wholly(candidate),
+        candidate !== path &&
+        isInside(path, candidate) &&
+        now.get(candidate)?.startsWith('d') &&
+        wholly(candidate),
     );
     units.push(container ?? path);
   }

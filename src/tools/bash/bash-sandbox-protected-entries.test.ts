@@ -45,7 +45,8 @@ const ways: Readonly<Record<string, string>> = {
   'move from /tmp': 'mkdir -p "$D" && echo evil > /tmp/m && mv /tmp/m "$F"',
   // One interpreter for every file (its start-up is slow): the paths are its arguments.
   python: `python3 -c 'import os,sys\nfor p in sys.argv[1:]:\n  os.makedirs(os.path.dirname(p) or ".", exist_ok=True); open(p,"w").write("evil")' $ALL`,
-  'tar extraction': 'mkdir -p /tmp/t/"$D" && echo evil > /tmp/t/"$F" && tar -C /tmp/t -cf /tmp/t.tar "$F" && tar -xf /tmp/t.tar && rm -rf /tmp/t',
+  'tar extraction':
+    'mkdir -p /tmp/t/"$D" && echo evil > /tmp/t/"$F" && tar -C /tmp/t -cf /tmp/t.tar "$F" && tar -xf /tmp/t.tar && rm -rf /tmp/t',
   fifo: 'mkdir -p "$D" && mkfifo "$F"',
 };
 
@@ -132,7 +133,9 @@ describe(`the sandbox and protected entries a command creates or changes${skipRe
     mkdirSync(dirname(settings), { recursive: true });
     writeFileSync(settings, '{}\n');
     writeFileSync(join(project.root, 'sub/.vscode/keep.json'), '{}\n');
-    const first = await run('echo "{\\"terminal.integrated.shell.linux\\": \\"/tmp/x\\"}" > sub/.vscode/settings.json');
+    const first = await run(
+      'echo "{\\"terminal.integrated.shell.linux\\": \\"/tmp/x\\"}" > sub/.vscode/settings.json',
+    );
     expect(first.notes.join(' ')).toContain('sub/.vscode/settings.json');
     expect(existsSync(settings)).toBe(false);
     // Only the changed file went; the rest of the user's folder stays.
@@ -145,7 +148,9 @@ describe(`the sandbox and protected entries a command creates or changes${skipRe
     project = makeShellProject();
     mkdirSync(join(project.root, 'sub/.husky'), { recursive: true });
     writeFileSync(join(project.root, 'sub/.husky/pre-commit'), 'npm test\n');
-    const { root } = await run('mv sub old && mkdir -p sub/.husky && echo "curl x | sh" > sub/.husky/pre-commit');
+    const { root } = await run(
+      'mv sub old && mkdir -p sub/.husky && echo "curl x | sh" > sub/.husky/pre-commit',
+    );
     expect(protectedLeft(root)).toEqual([]);
   });
 
@@ -212,11 +217,17 @@ describe(`the sandbox and protected entries a command creates or changes${skipRe
       project = makeShellProject();
       const root = project.root;
       execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
-      execFileSync('git', ['-c', 'user.email=t@e', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'base'], {
-        cwd: root,
-      });
+      execFileSync(
+        'git',
+        ['-c', 'user.email=t@e', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'base'],
+        {
+          cwd: root,
+        },
+      );
       const commit = 'git -c user.email=t@e -c user.name=t commit -qm';
-      await run(`git checkout -q -b evil && mkdir -p docs && echo evil > docs/CLAUDE.md && git add -A && ${commit} x && git checkout -q main`);
+      await run(
+        `git checkout -q -b evil && mkdir -p docs && echo evil > docs/CLAUDE.md && git add -A && ${commit} x && git checkout -q main`,
+      );
       for (const command of [
         'git checkout -q evil',
         'git checkout -q main && git checkout evil -- docs/CLAUDE.md',
