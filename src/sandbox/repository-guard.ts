@@ -3,6 +3,7 @@ import {
   closeSync,
   lstatSync,
   readdirSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   writeFileSync,
@@ -64,6 +65,8 @@ interface DirectoryRecord {
   insideProtected: boolean;
   /** A dependency tree (or inside one): protected entries are not tracked here. */
   dependencyTree: boolean;
+  /** Symbolic links in this directory (by path and inode), whatever their names. */
+  links: Map<string, string>;
 }
 
 /** The directory index of one writable folder, refreshed by change time. */
@@ -89,12 +92,21 @@ class WorkspaceIndex {
           if (record.metadata.size > 0) record.metadata = metadataIn(path, undefined);
           // Same names as before; their content may have changed.
           for (const entry of record.guarded.keys()) record.guarded.set(entry, guardedIdentity(entry));
+          for (const entry of record.links.keys()) record.links.set(entry, guardedIdentity(entry));
         }
       }
     }
     const all = new Map<string, string>();
     for (const record of this.directories.values())
       for (const [path, identity] of record.metadata) all.set(path, identity);
+    return all;
+  }
+
+  /** The symbolic links found at the last refresh: path -> identity. */
+  linkEntries(): Map<string, string> {
+    const all = new Map<string, string>();
+    for (const record of this.directories.values())
+      for (const [path, identity] of record.links) all.set(path, identity);
     return all;
   }
 
@@ -152,6 +164,9 @@ class WorkspaceIndex {
       if (insideProtected || (mayNameProtectedEntry(name) && this.#protects(entry)))
         guarded.set(entry, guardedIdentity(entry));
     }
+    const links = new Map<string, string>();
+    for (const entry of entries)
+      if (entry.isSymbolicLink()) links.set(join(path, entry.name), guardedIdentity(join(path, entry.name)));
     this.directories.set(path, {
       change,
       metadata: metadataIn(path, names),
@@ -159,6 +174,7 @@ class WorkspaceIndex {
       guarded,
       insideProtected,
       dependencyTree,
+      links,
     });
     // A git directory's own folders (objects, refs) are git's, not the workspace's.
     const searched = !isGitDirectoryLayout(names) || path === this.root;
@@ -288,9 +304,14 @@ export interface RepositoryGuard {
    * those git would run code from. `trusted` are git directories the sandbox kept read-only for the
    * command (their changes come from the host, not from the command). Then moves aside every
    * protected entry the command created or changed, except inside `readOnly`, the paths the sandbox
-   * kept read-only for it.
+   * kept read-only for it, and every link it made into `commandOnly`: host folders only commands
+   * write (the session's private /tmp), which a program outside the sandbox must not be led into.
    */
-  finish(trusted?: readonly string[], readOnly?: readonly string[]): RepositoryGuardReport;
+  finish(
+    trusted?: readonly string[],
+    readOnly?: readonly string[],
+    commandOnly?: readonly string[],
+  ): RepositoryGuardReport;
 }
 
 interface RootState {
@@ -298,6 +319,7 @@ interface RootState {
   repository?: RepositorySnapshot | undefined;
   metadata: Map<string, string>;
   guarded: Map<string, string>;
+  links: Map<string, string>;
   unreadable: Set<string>;
   truncated: boolean;
 }
@@ -307,6 +329,7 @@ function stateOf(index: WorkspaceIndex): RootState {
   return {
     metadata,
     guarded: index.guardedEntries(),
+    links: index.linkEntries(),
     unreadable: new Set(index.unreadable),
     truncated: index.truncated,
   };
@@ -321,7 +344,7 @@ export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard 
   for (const root of roots)
     before.set(root, { ...stateOf(indexFor(root)), repository: snapshotRepository(root) });
   return {
-    finish(trusted = [], readOnly = []) {
+    finish(trusted = [], readOnly = [], commandOnly = []) {
       const report: RepositoryGuardReport = { notes: [], quarantined: new Map() };
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       for (const [root, earlierState] of before) {
@@ -343,6 +366,15 @@ export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard 
         for (const path of unitsToSetAside(root, changed, nowState.guarded, earlierState.repository)) {
           serial += 1;
           setAside(root, path, `${stamp}-${serial}`, report);
+        }
+        const escapes = commandOnly.map((directory) => realOrNothing(directory) || directory);
+        for (const [link, identity] of escapes.length > 0 ? nowState.links : []) {
+          if (earlierState.links.get(link) === identity || !lstatQuiet(link)?.isSymbolicLink()) continue;
+          const target = linkTarget(link);
+          const into = escapes.find((directory) => isInside(target, directory));
+          if (into === undefined) continue;
+          serial += 1;
+          setAsideLink(root, link, target, `${stamp}-${serial}`, report);
         }
         for (const directory of nowState.unreadable) {
           if (earlierState.unreadable.has(directory)) continue;
@@ -417,6 +449,41 @@ function unitsToSetAside(
     units.push(container ?? path);
   }
   return units;
+}
+
+/** Where a link leads: its real path, or (dangling) its text resolved against its folder. */
+function linkTarget(link: string): string {
+  const real = realOrNothing(link);
+  if (real) return real;
+  try {
+    return resolve(dirname(link), readlinkSync(link));
+  } catch {
+    return '';
+  }
+}
+
+/** Moves a link into the command's own folders aside: outside the sandbox it would lead there. */
+function setAsideLink(
+  root: string,
+  link: string,
+  target: string,
+  label: string,
+  report: RepositoryGuardReport,
+): void {
+  const shown = displayPath(link, root);
+  const destination = join(quarantineFolder, label);
+  try {
+    moveBeneath(root, dirname(link), [basename(link)], destination, link);
+    const where = join(root, destination);
+    report.quarantined.set(link, join(where, basename(link)));
+    report.notes.push(
+      `The command left the link ${shown} leading to ${target}, in its private /tmp, which no program outside the sandbox should read from; efferent moved the link to ${where}. Write files the project needs inside the working directory instead.`,
+    );
+  } catch (error) {
+    report.notes.push(
+      `The command left the link ${shown} leading to ${target}, in its private /tmp, and efferent could not move it aside (${(error as Error).message}). Tell the user to remove it.`,
+    );
+  }
 }
 
 /** Moves one protected entry the command created or changed into the quarantine, and says so. */

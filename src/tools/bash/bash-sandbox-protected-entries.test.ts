@@ -241,6 +241,66 @@ describe(`the sandbox and protected entries a command creates or changes${skipRe
   );
 });
 
+describe(`links a sandboxed command leaves into its private /tmp${skipReason}`, () => {
+  let project: ShellProject | undefined;
+
+  afterEach(async () => {
+    removeAllPlaceholders();
+    resetRepositoryGuard();
+    await project?.cleanup();
+    project = undefined;
+  });
+
+  /** The host folder behind the command's /tmp, as the command can learn it. */
+  const hostTmp = 'H=$(awk \'$5 == "/tmp" {print $4}\' /proc/self/mountinfo | head -1)';
+
+  const shapes: Readonly<Record<string, string>> = {
+    'a folder holding editor settings':
+      'mkdir -p /tmp/e/.vscode && echo "{}" > /tmp/e/.vscode/settings.json && ln -s "$H/e" sub',
+    'agent instructions under an ordinary name': 'echo evil > /tmp/n.md && ln -s "$H/n.md" notes.md',
+    'a relative link':
+      'mkdir -p /tmp/r deep/er && echo x > /tmp/r/CLAUDE.md && ln -s "$(realpath -m --relative-to="$PWD/deep/er" "$H/r")" deep/er/docs',
+    'a dangling link made before the target': 'ln -s "$H/later" later && mkdir -p /tmp/later',
+    'a link to a link': 'mkdir -p /tmp/q && ln -s "$H/q" a1 && ln -s a1 a2',
+  };
+
+  for (const [name, command] of Object.entries(shapes)) {
+    it.skipIf(!availability.available)(`${name}: the link is moved aside`, async () => {
+      project = makeShellProject();
+      const { result } = await callTool<ShellOutput>(
+        sandboxed,
+        { command: `${hostTmp}; test -n "$H" && ${command} && echo made`, timeout: 60_000 },
+        project.context,
+      );
+      expect(result.data.stdout).toContain('made');
+      const notes = (result.data.notes ?? []).filter((note) => note.includes('private /tmp'));
+      expect(notes.length).toBeGreaterThan(0);
+      const left = readdirSync(project.root, { recursive: true, withFileTypes: true }).filter(
+        (entry) => entry.isSymbolicLink() && !entry.parentPath.includes('.efferent'),
+      );
+      // A link to a link that no longer leads there may stay; nothing leads into the private /tmp.
+      for (const entry of left) expect(existsSync(join(entry.parentPath, entry.name))).toBe(false);
+    });
+  }
+
+  it.skipIf(!availability.available)('links inside the project or to the host paths stay', async () => {
+    project = makeShellProject();
+    const { result } = await callTool<ShellOutput>(
+      sandboxed,
+      {
+        command:
+          'mkdir -p src && echo x > src/a.ts && ln -s src/a.ts b.ts && ln -s /tmp/build out && echo ok',
+        timeout: 60_000,
+      },
+      project.context,
+    );
+    expect(result.data.stdout).toBe('ok\n');
+    expect(result.data.notes ?? []).toEqual([]);
+    expect(lstatSync(join(project.root, 'b.ts')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(project.root, 'out')).isSymbolicLink()).toBe(true);
+  });
+});
+
 describe('the cheap name test before the full check', () => {
   it('passes every name the full check protects by its own name', () => {
     const names = [
