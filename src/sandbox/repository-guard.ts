@@ -427,7 +427,13 @@ function unitsToSetAside(
   if (changed.length === 0) return [];
   const files = changed.filter((path) => now.get(path)?.startsWith('f'));
   const committed = files.length > 0 ? committedFiles(root, repository, files) : new Set<string>();
-  const unwanted = changed.filter((path) => !committed.has(path) && !now.get(path)?.startsWith('d'));
+  const unwanted = changed.filter((path) => {
+    if (committed.has(path)) return false;
+    if (!now.get(path)?.startsWith('d')) return true;
+    // A directory is judged by what it holds; one whose entries the index does not see (inside a
+    // folder with git's layout, or a folder never entered) goes whole unless it is empty.
+    return !isIndexedBelow(path, now) && safeNames(path).length > 0;
+  });
   if (unwanted.length === 0) return [];
   const changedSet = new Set(changed);
   /** A changed directory all of whose protected entries must go. */
@@ -484,6 +490,12 @@ function setAsideLink(
       `The command left the link ${shown} leading to ${target}, in its private /tmp, and efferent could not move it aside (${(error as Error).message}). Tell the user to remove it.`,
     );
   }
+}
+
+/** True when some protected entry inside `directory` is known (so its entries were looked at). */
+function isIndexedBelow(directory: string, now: ReadonlyMap<string, string>): boolean {
+  for (const path of now.keys()) if (path !== directory && isInside(path, directory)) return true;
+  return false;
 }
 
 /** Moves one protected entry the command created or changed into the quarantine, and says so. */

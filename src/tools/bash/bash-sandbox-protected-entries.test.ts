@@ -127,6 +127,18 @@ describe(`the sandbox and protected entries a command creates or changes${skipRe
     }
   }
 
+  it.skipIf(!availability.available)(
+    "inside a folder with git's layout, whose subfolders are not searched",
+    async () => {
+      project = makeShellProject();
+      const { root } = await run(
+        'mkdir -p tools/objects tools/refs tools/.vscode && echo "ref: refs/heads/main" > tools/HEAD && echo "{}" > tools/.vscode/settings.json && mkdir -p x/node_modules/.vscode && echo 1 > x/node_modules/.vscode/a.json && mkdir -p y/.vscode/node_modules && echo 1 > y/.vscode/node_modules/a.json',
+      );
+      expect(existsSync(join(root, 'tools/.vscode/settings.json'))).toBe(false);
+      expect(existsSync(join(root, 'y/.vscode/node_modules/a.json'))).toBe(false);
+    },
+  );
+
   it.skipIf(!availability.available)('a change to an existing protected file below the root', async () => {
     project = makeShellProject();
     const settings = join(project.root, 'sub/.vscode/settings.json');
