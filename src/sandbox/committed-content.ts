@@ -26,7 +26,35 @@ export interface RepositorySnapshot {
 
 const objectId = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-/** Notes the commits HEAD, the branches, remote branches and tags name, when `root/.git` is a directory. */
+/** What one reading of a repository's refs saw, and the identity of every file and folder it read. */
+interface RefsReading {
+  key: string;
+  paths: readonly string[];
+  commits: readonly string[];
+  objectFormat: 'sha1' | 'sha256';
+}
+
+/**
+ * The last reading per git directory: reused while every file and folder it read keeps its inode,
+ * change time and size (git replaces refs by rename, which changes the folder; a command writing a
+ * ref in place changes the file), so consecutive calls read the refs once, with a few `lstat`s.
+ */
+const readings = new Map<string, RefsReading>();
+
+function identityOf(paths: readonly string[]): string {
+  return paths
+    .map((path) => {
+      try {
+        const info = lstatSync(path, { bigint: true });
+        return `${info.ino}:${info.ctimeNs}:${info.size}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(' ');
+}
+
+/** Notes the commits HEAD, the local branches and the tags name, when `root/.git` is a directory. */
 export function snapshotRepository(root: string): RepositorySnapshot | undefined {
   const gitDirectory = join(root, '.git');
   try {
@@ -34,16 +62,40 @@ export function snapshotRepository(root: string): RepositorySnapshot | undefined
   } catch {
     return undefined;
   }
+  let reading = readings.get(gitDirectory);
+  if (!reading || identityOf(reading.paths) !== reading.key) {
+    reading = readRefs(gitDirectory);
+    readings.set(gitDirectory, reading);
+  }
+  const made = commandCommits.get(gitDirectory);
+  return {
+    gitDirectory,
+    commits: reading.commits.filter((commit) => !made?.has(commit)),
+    objectFormat: reading.objectFormat,
+  };
+}
+
+function readRefs(gitDirectory: string): RefsReading {
   const commits = new Set<string>();
+  // Each identity is taken before the read, so a change during the reading shows at the next check.
+  const paths: string[] = [];
+  const parts: string[] = [];
+  const note = (path: string) => {
+    paths.push(path);
+    parts.push(identityOf([path]));
+  };
+  for (const name of ['HEAD', 'packed-refs', 'config', 'refs']) note(join(gitDirectory, name));
   const head = readSmall(join(gitDirectory, 'HEAD'));
   const symbolic = /^ref: (refs\/[^\s]+)\s*$/.exec(head)?.[1];
   if (symbolic) {
+    note(join(gitDirectory, symbolic));
     const value = readSmall(join(gitDirectory, symbolic)).trim();
     if (objectId.test(value)) commits.add(value);
   } else if (objectId.test(head.trim())) commits.add(head.trim());
   let budget: number = committedContentLimits.refs;
   const walk = (directory: string, depth: number) => {
     if (depth > 6 || budget <= 0) return;
+    note(directory);
     let entries: import('node:fs').Dirent[];
     try {
       entries = readdirSync(directory, { withFileTypes: true });
@@ -55,6 +107,7 @@ export function snapshotRepository(root: string): RepositorySnapshot | undefined
       const path = join(directory, entry.name);
       if (entry.isDirectory()) walk(path, depth + 1);
       else if (entry.isFile()) {
+        note(path);
         const value = readSmall(path).trim();
         if (objectId.test(value)) commits.add(value);
       }
@@ -75,8 +128,7 @@ export function snapshotRepository(root: string): RepositorySnapshot | undefined
   }
   const config = readSmall(join(gitDirectory, 'config'));
   const objectFormat = /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1';
-  const made = commandCommits.get(gitDirectory);
-  return { gitDirectory, commits: [...commits].filter((commit) => !made?.has(commit)), objectFormat };
+  return { key: parts.join(' '), paths, commits: [...commits], objectFormat };
 }
 
 /**
@@ -100,9 +152,10 @@ export function noteCommandCommits(root: string, before: RepositorySnapshot | un
   if (made) commandCommits.set(after.gitDirectory, made);
 }
 
-/** Forgets what commands committed (tests). */
+/** Forgets what commands committed and the cached readings (tests). */
 export function resetCommandCommits(): void {
   commandCommits.clear();
+  readings.clear();
 }
 
 function readSmall(path: string): string {

@@ -251,6 +251,28 @@ describe(`the sandbox and protected entries a command creates or changes${skipRe
       }
     },
   );
+
+  it.skipIf(!availability.available)(
+    'nor does a commit a command names by writing a branch file in place',
+    async () => {
+      project = makeShellProject();
+      const root = project.root;
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+      execFileSync(
+        'git',
+        ['-c', 'user.email=t@e', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'base'],
+        { cwd: root },
+      );
+      // The commit is made without git moving a ref; the branch file is then overwritten in place.
+      const first = await run(
+        'mkdir -p docs && echo evil > docs/CLAUDE.md && git add docs && T=$(git write-tree) && X=$(echo x | git -c user.email=t@e -c user.name=t commit-tree "$T" -p HEAD) && git rm -rq --cached docs && rm -rf docs && printf "%s\\n" "$X" > .git/refs/heads/main && echo ok',
+      );
+      expect(first.data.stdout).toBe('ok\n');
+      const { notes } = await run('git reset -q --hard && ls docs');
+      expect(existsSync(join(root, 'docs/CLAUDE.md'))).toBe(false);
+      expect(notes.join(' ')).toContain('docs/CLAUDE.md');
+    },
+  );
 });
 
 describe(`links a sandboxed command leaves into its private /tmp${skipReason}`, () => {
