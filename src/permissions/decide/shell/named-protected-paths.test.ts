@@ -90,6 +90,44 @@ describe('a command that is not read-only and names a protected path', () => {
     });
   }
 
+  it('asks for values glued to options, listed with other separators, or known only at run time', async () => {
+    const shapes = [
+      'node gen.js -o.envrc',
+      'node gen.js out=.envrc',
+      'python3 gen.py --files=a,.envrc',
+      'python3 gen.py --files a:.envrc',
+      'node gen.js file:.claude/settings.json',
+      'node gen.js $PWD/.envrc',
+      'node gen.js ${PWD}/CLAUDE.md',
+      'node gen.js "$HOME/.bashrc"',
+      'cd sub; node ../gen.js ../.envrc',
+      'git config --file=.gitmodules a.b c',
+    ];
+    for (const command of shapes)
+      for (const mode of modes)
+        expect((await decide(command, mode)).behavior, `${mode}: ${command}`).not.toBe('allow');
+  });
+
+  it('asks, even in bypassPermissions, for a command too complex to check whose text names one', async () => {
+    const invisible = ['\u200b', '\u2060', '\ufeff'];
+    const shapes = [
+      'echo aX > .claude/settings.json',
+      'echo x > .claude/settings.json # X',
+      'printf X >> .envrc',
+      'cp payload .git/hooks/pre-commitX',
+      'tee CLAUDE.md <<< X',
+    ];
+    for (const mark of invisible)
+      for (const shape of shapes) {
+        const command = shape.replace('X', mark);
+        expect((await decide(command, 'bypassPermissions')).behavior, JSON.stringify(command)).not.toBe(
+          'allow',
+        );
+      }
+    // Without a protected name it stays as it was.
+    expect((await decide('echo hi # \u200b', 'bypassPermissions')).behavior).toBe('allow');
+  });
+
   it('asks when the protected path is reached from a directory changed earlier', async () => {
     for (const mode of modes) {
       expect((await decide('cd .claude && git restore settings.json', mode)).behavior).not.toBe('allow');

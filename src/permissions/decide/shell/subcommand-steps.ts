@@ -25,6 +25,7 @@ import {
   embeddedRuleMatch,
   globReachingDeniedPath,
   indirectReadAsk,
+  protectedPiece,
   resolveFrom,
   suggestRule,
 } from './subcommand-checks.ts';
@@ -112,8 +113,9 @@ const namesWriteAskPath: SubcommandStep = (facts) => {
  */
 const namesProtectedPath: SubcommandStep = (facts) => {
   if (facts.subcommand.readOnly) return undefined;
+  const { argv } = facts.subcommand;
+  if (recordsOnly(argv)) return undefined;
   const { readPaths } = facts.reads();
-  if (readPaths.length === 0 || recordsOnly(facts.subcommand.argv)) return undefined;
   for (const path of readPaths) {
     const reason = mayBeProtected(path.lexical)
       ? protectedPathReason(path.lexical)
@@ -124,6 +126,19 @@ const namesProtectedPath: SubcommandStep = (facts) => {
       return ask(
         'safety',
         `${facts.label} is not read-only and names ${path.lexical}, which is protected (${reason})`,
+      );
+  }
+  // What the read analysis does not take for a path: values glued to options or listed with other
+  // separators (`-o.envrc`, `out=.envrc`, `--files=a,.envrc`), words known only at run time
+  // (`$PWD/.envrc`), relative words where the directory is unknown. Judged as written.
+  for (let index = 1; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    if (!word.includes('.')) continue;
+    const named = protectedPiece(word);
+    if (named)
+      return ask(
+        'safety',
+        `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
       );
   }
   return undefined;
