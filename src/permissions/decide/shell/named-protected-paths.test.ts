@@ -98,7 +98,7 @@ describe('a command that is not read-only and names a protected path', () => {
       'python3 gen.py --files a:.envrc',
       'node gen.js file:.claude/settings.json',
       'node gen.js $PWD/.envrc',
-      'node gen.js ${PWD}/CLAUDE.md',
+      `node gen.js ${'$'}{PWD}/CLAUDE.md`,
       'node gen.js "$HOME/.bashrc"',
       'cd sub; node ../gen.js ../.envrc',
       'git config --file=.gitmodules a.b c',
