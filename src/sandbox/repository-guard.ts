@@ -277,6 +277,7 @@ const indexes = new Map<string, WorkspaceIndex>();
 /** Forgets every index (tests; a long-lived process never needs it). */
 export function resetRepositoryGuard(): void {
   indexes.clear();
+  hostWrites.clear();
   resetCommandCommits();
 }
 
@@ -395,8 +396,21 @@ export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard 
 }
 
 /**
- * Protected entries that are new or changed, leaving out efferent's own placeholders and what the
- * sandbox kept read-only (a change there came from the host).
+ * Files efferent's own tools wrote (after the user's approval) while a command ran: path -> the
+ * identity right after the write. Only the host can produce that inode and change time, so a
+ * command changing the file afterwards is still seen.
+ */
+const hostWrites = new Map<string, string>();
+
+/** Notes a file efferent itself just wrote (the file tools' atomic write), so the guard leaves it. */
+export function noteHostWrite(path: string): void {
+  if (hostWrites.size >= 10_000) hostWrites.clear();
+  hostWrites.set(path, guardedIdentity(path));
+}
+
+/**
+ * Protected entries that are new or changed, leaving out efferent's own placeholders and writes and
+ * what the sandbox kept read-only (a change there came from the host).
  */
 function changedProtectedEntries(
   earlier: ReadonlyMap<string, string>,
@@ -407,6 +421,7 @@ function changedProtectedEntries(
   for (const [path, identity] of now) {
     if (identity === '-' || earlier.get(path) === identity) continue;
     if (readOnly.some((directory) => isInside(path, directory)) || isPlaceholder(path)) continue;
+    if (hostWrites.get(path) === identity) continue;
     changed.push(path);
   }
   return changed.sort((a, b) => a.length - b.length);

@@ -3,7 +3,8 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mayNameProtectedEntry, protectedEntryReason } from '../../core/protected-paths.ts';
-import { resetRepositoryGuard } from '../../sandbox/repository-guard.ts';
+import { resetRepositoryGuard, startRepositoryGuard } from '../../sandbox/repository-guard.ts';
+import { writeFileAtomic } from '../shared/atomic-write.ts';
 import { probeSandbox, removeAllPlaceholders } from '../shared/process/sandbox.ts';
 import type { ShellOutput } from '../shared/process/shell-output.ts';
 import { callTool, makeShellProject, type ShellProject } from '../shared/process/test-shell.ts';
@@ -358,6 +359,30 @@ describe('the cheap name test before the full check', () => {
     const tried = ['claude.md', 'Agents.MD', '.VSCODE', '.Mise.Toml', 'Lefthook.yml', 'x.CODE-WORKSPACE'];
     for (const name of tried) {
       if (protectedEntryReason(name) !== undefined) expect(mayNameProtectedEntry(name), name).toBe(true);
+    }
+  });
+});
+
+describe('what efferent itself writes while a command runs', () => {
+  it('a protected file the file tools write is kept; one written another way is moved', async () => {
+    const project = makeShellProject();
+    try {
+      const root = project.root;
+      mkdirSync(join(root, 'sub'));
+      const guard = startRepositoryGuard([root]);
+      await writeFileAtomic(join(root, 'sub/CLAUDE.md'), 'approved notes\n');
+      writeFileSync(join(root, 'sub/AGENTS.md'), 'planted\n');
+      const report = guard.finish();
+      expect(readFileSync(join(root, 'sub/CLAUDE.md'), 'utf8')).toBe('approved notes\n');
+      expect(existsSync(join(root, 'sub/AGENTS.md'))).toBe(false);
+      expect(report.notes.join(' ')).toContain('sub/AGENTS.md');
+      // Changed again after efferent's write (as a command would): no longer efferent's.
+      const second = startRepositoryGuard([root]);
+      writeFileSync(join(root, 'sub/CLAUDE.md'), 'changed\n');
+      expect(second.finish().notes.join(' ')).toContain('sub/CLAUDE.md');
+    } finally {
+      resetRepositoryGuard();
+      await project.cleanup();
     }
   });
 });
