@@ -102,6 +102,9 @@ describe('a command that is not read-only and names a protected path', () => {
       'node gen.js "$HOME/.bashrc"',
       'cd sub; node ../gen.js ../.envrc',
       'git config --file=.gitmodules a.b c',
+      'node gen.js .env{rc,}',
+      'node gen.js .{vscode,x}/settings.json',
+      'node gen.js {a,.husky/pre-commit}',
     ];
     for (const command of shapes)
       for (const mode of modes)
