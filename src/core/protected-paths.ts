@@ -445,6 +445,36 @@ const directoryNames = lower(protectedDirectoryNames);
 const fileNames = lower(protectedFileNames);
 const nested = protectedNestedPaths.map((entry) => entry.toLowerCase().split('/'));
 
+const lastSegments = (list: readonly string[]) => list.map((entry) => entry.split('/').at(-1) ?? entry);
+/** Every last segment a protected path can end in, lowercased: the gate of {@link mayNameProtectedEntry}. */
+const gateNames: ReadonlySet<string> = lower([
+  ...protectedFileNames,
+  ...protectedDirectoryNames,
+  ...lastSegments(protectedNestedPaths),
+  ...patternSpellings,
+  ...protectedFamilies.flatMap((family) => [
+    ...(family.files ?? []),
+    ...(family.directories ?? []),
+    ...lastSegments(family.nested ?? []),
+  ]),
+]);
+const gatePatterns: readonly RegExp[] = [
+  ...protectedFilePatterns,
+  ...protectedFamilies.flatMap((family) => family.patterns ?? []),
+];
+
+/**
+ * A cheap first test for one directory entry: false only when no path ending in `name` can be
+ * protected by its own name ({@link protectedEntryReason} may still protect it as the content of a
+ * protected directory). Names a file system may fold (non-ASCII, trailing dots or spaces) pass, so
+ * the full check sees them.
+ */
+export function mayNameProtectedEntry(name: string): boolean {
+  if (/[^\x21-\x7e]|[. ]$/.test(name)) return true;
+  const lowered = name.toLowerCase();
+  return gateNames.has(lowered) || gatePatterns.some((pattern) => pattern.test(lowered));
+}
+
 /** Why writing this path could make a later program run code, or undefined when it could not. */
 export function protectedEntryReason(path: string): string | undefined {
   const segments = path.split('/').filter((segment) => segment !== '');

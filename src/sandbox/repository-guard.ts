@@ -3,14 +3,23 @@ import {
   closeSync,
   lstatSync,
   readdirSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readOwnFileSync } from '../core/index.ts';
+import { mayNameProtectedEntry, protectedEntryReason } from '../core/protected-paths.ts';
 import { openDirectoryBeneath } from '../core/session-files.ts';
-import { forgetNestedRepositories } from './sandbox.ts';
+import {
+  committedFiles,
+  noteCommandCommits,
+  type RepositorySnapshot,
+  resetCommandCommits,
+  snapshotRepository,
+} from './committed-content.ts';
+import { forgetNestedRepositories, isPlaceholder } from './sandbox.ts';
 
 /**
  * Repository metadata a sandboxed command creates or changes in its writable folders. Git trusts a
@@ -29,6 +38,13 @@ export const repositoryGuardLimits = { maxDirectories: 50_000 } as const;
 /** Folders never searched: dependency trees git never enters and efferent's own quarantine. */
 const skippedNames: ReadonlySet<string> = new Set(['node_modules']);
 
+/**
+ * Dependency trees searched for repository metadata but not for protected entries (`lib/python3.12/
+ * site-packages`, `Lib/site-packages`): installers write `.pth` files and packages' own dot-files
+ * there, and no editor or agent reads instructions from them.
+ */
+const dependencyTreeNames: ReadonlySet<string> = new Set(['site-packages', 'dist-packages']);
+
 /** The names in a git directory whose content decides what git runs. */
 const identityNames = ['config', 'config.worktree', 'commondir', 'hooks', 'modules'] as const;
 
@@ -39,6 +55,18 @@ interface DirectoryRecord {
   metadata: Map<string, string>;
   /** The subdirectories indexed below it. */
   children: Set<string>;
+  /**
+   * Protected entries in this directory (the names the permission engine asks before writing, see
+   * `protectedEntryReason`): path -> identity. A directory's identity is its inode, a file's or
+   * link's its inode and change time, so creating, replacing or writing one changes it.
+   */
+  guarded: Map<string, string>;
+  /** Every entry here is protected: the directory is one (`.vscode`) or lies inside one. */
+  insideProtected: boolean;
+  /** A dependency tree (or inside one): protected entries are not tracked here. */
+  dependencyTree: boolean;
+  /** Symbolic links in this directory (by path and inode), whatever their names. */
+  links: Map<string, string>;
 }
 
 /** The directory index of one writable folder, refreshed by change time. */
@@ -46,6 +74,8 @@ class WorkspaceIndex {
   readonly directories = new Map<string, DirectoryRecord>();
   /** True when the folder had more directories than the limit: the rest is not watched. */
   truncated = false;
+  /** Directories that could not be listed at the last refresh (a command made them unreadable). */
+  readonly unreadable = new Set<string>();
 
   constructor(readonly root: string) {}
 
@@ -58,13 +88,40 @@ class WorkspaceIndex {
         const change = changeKey(path);
         if (change === undefined) this.#forget(path);
         else if (change !== record.change) this.#read(path, change);
-        else if (record.metadata.size > 0) record.metadata = metadataIn(path, undefined);
+        else {
+          if (record.metadata.size > 0) record.metadata = metadataIn(path, undefined);
+          // Same names as before; their content may have changed.
+          for (const entry of record.guarded.keys()) record.guarded.set(entry, guardedIdentity(entry));
+          for (const entry of record.links.keys()) record.links.set(entry, guardedIdentity(entry));
+        }
       }
     }
     const all = new Map<string, string>();
     for (const record of this.directories.values())
       for (const [path, identity] of record.metadata) all.set(path, identity);
     return all;
+  }
+
+  /** The symbolic links found at the last refresh: path -> identity. */
+  linkEntries(): Map<string, string> {
+    const all = new Map<string, string>();
+    for (const record of this.directories.values())
+      for (const [path, identity] of record.links) all.set(path, identity);
+    return all;
+  }
+
+  /** The protected entries found at the last refresh: path -> identity. */
+  guardedEntries(): Map<string, string> {
+    const all = new Map<string, string>();
+    for (const record of this.directories.values())
+      for (const [path, identity] of record.guarded) all.set(path, identity);
+    return all;
+  }
+
+  /** Whether the engine protects `path` (judged as a path inside the writable folder). */
+  #protects(path: string): boolean {
+    const inside = relative(this.root, path);
+    return inside !== '' && protectedEntryReason(inside) !== undefined;
   }
 
   #forget(path: string): void {
@@ -83,14 +140,42 @@ class WorkspaceIndex {
     let entries: import('node:fs').Dirent[];
     try {
       entries = readdirSync(path, { withFileTypes: true });
+      this.unreadable.delete(path);
     } catch {
+      this.unreadable.add(path);
       this.directories.delete(path);
       return;
     }
     const names = entries.map((entry) => entry.name);
     const previous = this.directories.get(path)?.children ?? new Set<string>();
     const children = new Set<string>();
-    this.directories.set(path, { change, metadata: metadataIn(path, names), children });
+    const parent = path === this.root ? undefined : this.directories.get(dirname(path));
+    const dependencyTree =
+      parent?.dependencyTree === true ||
+      (dependencyTreeNames.has(basename(path)) && /^(?:python\d[\d.]*|lib)$/i.test(basename(dirname(path))));
+    const insideProtected =
+      !dependencyTree &&
+      (parent?.insideProtected === true || (parent?.guarded.has(path) ?? this.#protects(path)));
+    const guarded = new Map<string, string>();
+    for (const name of dependencyTree ? [] : names) {
+      // A `.git` is the metadata's, judged above; the root's `.efferent` holds the quarantine.
+      if (name === '.git' || (path === this.root && name === '.efferent')) continue;
+      const entry = join(path, name);
+      if (insideProtected || (mayNameProtectedEntry(name) && this.#protects(entry)))
+        guarded.set(entry, guardedIdentity(entry));
+    }
+    const links = new Map<string, string>();
+    for (const entry of entries)
+      if (entry.isSymbolicLink()) links.set(join(path, entry.name), guardedIdentity(join(path, entry.name)));
+    this.directories.set(path, {
+      change,
+      metadata: metadataIn(path, names),
+      children,
+      guarded,
+      insideProtected,
+      dependencyTree,
+      links,
+    });
     // A git directory's own folders (objects, refs) are git's, not the workspace's.
     const searched = !isGitDirectoryLayout(names) || path === this.root;
     for (const entry of searched ? entries : []) {
@@ -133,6 +218,15 @@ function lstatQuiet(path: string): BigIntStats | undefined {
 function isGitDirectoryLayout(names: readonly string[]): boolean {
   const has = (name: string) => names.includes(name);
   return has('HEAD') && ((has('objects') && has('refs')) || has('commondir'));
+}
+
+/** Identity of a protected entry: a directory by inode, anything else by inode and change time. */
+function guardedIdentity(path: string): string {
+  const info = lstatQuiet(path);
+  if (!info) return '-';
+  if (info.isDirectory()) return `d${info.ino}`;
+  const kind = info.isSymbolicLink() ? 'l' : info.isFile() ? 'f' : 'o';
+  return `${kind}${info.ino}:${info.ctimeNs}`;
 }
 
 /** Identity of one entry: kind, inode and change time ("-" when missing). */
@@ -183,6 +277,8 @@ const indexes = new Map<string, WorkspaceIndex>();
 /** Forgets every index (tests; a long-lived process never needs it). */
 export function resetRepositoryGuard(): void {
   indexes.clear();
+  hostWrites.clear();
+  resetCommandCommits();
 }
 
 function indexFor(root: string): WorkspaceIndex {
@@ -207,9 +303,37 @@ export interface RepositoryGuard {
   /**
    * Judges every metadata entry that is new or changed since the guard was created and moves aside
    * those git would run code from. `trusted` are git directories the sandbox kept read-only for the
-   * command (their changes come from the host, not from the command).
+   * command (their changes come from the host, not from the command). Then moves aside every
+   * protected entry the command created or changed, except inside `readOnly`, the paths the sandbox
+   * kept read-only for it, and every link it made into `commandOnly`: host folders only commands
+   * write (the session's private /tmp), which a program outside the sandbox must not be led into.
    */
-  finish(trusted?: readonly string[]): RepositoryGuardReport;
+  finish(
+    trusted?: readonly string[],
+    readOnly?: readonly string[],
+    commandOnly?: readonly string[],
+  ): RepositoryGuardReport;
+}
+
+interface RootState {
+  /** The commits the root's repository named (its content at those paths is the user's history). */
+  repository?: RepositorySnapshot | undefined;
+  metadata: Map<string, string>;
+  guarded: Map<string, string>;
+  links: Map<string, string>;
+  unreadable: Set<string>;
+  truncated: boolean;
+}
+
+function stateOf(index: WorkspaceIndex): RootState {
+  const metadata = index.refresh();
+  return {
+    metadata,
+    guarded: index.guardedEntries(),
+    links: index.linkEntries(),
+    unreadable: new Set(index.unreadable),
+    truncated: index.truncated,
+  };
 }
 
 /**
@@ -217,14 +341,17 @@ export interface RepositoryGuard {
  * a full walk, then only directories whose change time moved) and notes the metadata there now.
  */
 export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard {
-  const before = new Map<string, Map<string, string>>();
-  for (const root of roots) before.set(root, indexFor(root).refresh());
+  const before = new Map<string, RootState>();
+  for (const root of roots)
+    before.set(root, { ...stateOf(indexFor(root)), repository: snapshotRepository(root) });
   return {
-    finish(trusted = []) {
+    finish(trusted = [], readOnly = [], commandOnly = []) {
       const report: RepositoryGuardReport = { notes: [], quarantined: new Map() };
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      for (const [root, earlier] of before) {
-        const now = indexFor(root).refresh();
+      for (const [root, earlierState] of before) {
+        const earlier = earlierState.metadata;
+        const nowState = stateOf(indexFor(root));
+        const now = nowState.metadata;
         let serial = 0;
         for (const [path, identity] of now) {
           if (earlier.get(path) === identity) continue;
@@ -236,11 +363,196 @@ export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard 
           serial += 1;
           neutralise(root, path, concern, `${stamp}-${serial}`, report);
         }
+        const changed = changedProtectedEntries(earlierState.guarded, nowState.guarded, readOnly);
+        for (const path of unitsToSetAside(root, changed, nowState.guarded, earlierState.repository)) {
+          serial += 1;
+          setAside(root, path, `${stamp}-${serial}`, report);
+        }
+        const escapes = commandOnly.map((directory) => realOrNothing(directory) || directory);
+        for (const [link, identity] of escapes.length > 0 ? nowState.links : []) {
+          if (earlierState.links.get(link) === identity || !lstatQuiet(link)?.isSymbolicLink()) continue;
+          const target = linkTarget(link);
+          const into = escapes.find((directory) => isInside(target, directory));
+          if (into === undefined) continue;
+          serial += 1;
+          setAsideLink(root, link, target, `${stamp}-${serial}`, report);
+        }
+        for (const directory of nowState.unreadable) {
+          if (earlierState.unreadable.has(directory)) continue;
+          report.notes.push(
+            `After the command, ${displayPath(directory, root)} could not be read, so efferent could not check it for protected files (agent instructions, editor or tool configuration) or git metadata the command may have left there. Tell the user to look at it before opening the project in an editor or running git there.`,
+          );
+        }
+        noteCommandCommits(root, earlierState.repository);
+        if (nowState.truncated && !earlierState.truncated)
+          report.notes.push(
+            `After the command, ${root} holds more than ${repositoryGuardLimits.maxDirectories.toLocaleString('en-US')} folders, so efferent could not check all of them for protected files or git metadata the command may have left. Tell the user.`,
+          );
         // What was moved is gone from the index at its next refresh.
       }
       return report;
     },
   };
+}
+
+/**
+ * Files efferent's own tools wrote (after the user's approval) while a command ran: path -> the
+ * identity right after the write. Only the host can produce that inode and change time, so a
+ * command changing the file afterwards is still seen.
+ */
+const hostWrites = new Map<string, string>();
+
+/** Notes a file efferent itself just wrote (the file tools' atomic write), so the guard leaves it. */
+export function noteHostWrite(path: string): void {
+  if (hostWrites.size >= 10_000) hostWrites.clear();
+  hostWrites.set(path, guardedIdentity(path));
+}
+
+/**
+ * Protected entries that are new or changed, leaving out efferent's own placeholders and writes and
+ * what the sandbox kept read-only (a change there came from the host).
+ */
+function changedProtectedEntries(
+  earlier: ReadonlyMap<string, string>,
+  now: ReadonlyMap<string, string>,
+  readOnly: readonly string[],
+): string[] {
+  const changed: string[] = [];
+  for (const [path, identity] of now) {
+    if (identity === '-' || earlier.get(path) === identity) continue;
+    if (readOnly.some((directory) => isInside(path, directory)) || isPlaceholder(path)) continue;
+    if (hostWrites.get(path) === identity) continue;
+    changed.push(path);
+  }
+  return changed.sort((a, b) => a.length - b.length);
+}
+
+/**
+ * What to move aside among the changed protected entries, outermost first. A file whose content is
+ * what the user's repository held at that path before the command (a `git checkout` or `git stash
+ * pop` wrote it) stays; a directory stays as such (an empty `.vscode` runs nothing), but a new one
+ * that holds only what must go is moved whole, not file by file.
+ */
+function unitsToSetAside(
+  root: string,
+  changed: readonly string[],
+  now: ReadonlyMap<string, string>,
+  repository: RepositorySnapshot | undefined,
+): string[] {
+  if (changed.length === 0) return [];
+  const files = changed.filter((path) => now.get(path)?.startsWith('f'));
+  const committed = files.length > 0 ? committedFiles(root, repository, files) : new Set<string>();
+  const unwanted = changed.filter((path) => {
+    if (committed.has(path)) return false;
+    if (!now.get(path)?.startsWith('d')) return true;
+    // A directory is judged by what it holds; one whose entries the index does not see (inside a
+    // folder with git's layout, or a folder never entered) goes whole unless it is empty.
+    return !isIndexedBelow(path, now) && safeNames(path).length > 0;
+  });
+  if (unwanted.length === 0) return [];
+  const changedSet = new Set(changed);
+  /** A changed directory all of whose protected entries must go. */
+  const wholly = (directory: string) =>
+    [...now.keys()].every(
+      (path) =>
+        path === directory || !isInside(path, directory) || (changedSet.has(path) && !committed.has(path)),
+    );
+  const units: string[] = [];
+  for (const path of unwanted) {
+    if (units.some((unit) => isInside(path, unit))) continue;
+    const container = changed.find(
+      (candidate) =>
+        candidate !== path &&
+        isInside(path, candidate) &&
+        now.get(candidate)?.startsWith('d') &&
+        wholly(candidate),
+    );
+    units.push(container ?? path);
+  }
+  return units;
+}
+
+/** Where a link leads: its real path, or (dangling) its text resolved against its folder. */
+function linkTarget(link: string): string {
+  const real = realOrNothing(link);
+  if (real) return real;
+  try {
+    return resolve(dirname(link), readlinkSync(link));
+  } catch {
+    return '';
+  }
+}
+
+/** Moves a link into the command's own folders aside: outside the sandbox it would lead there. */
+function setAsideLink(
+  root: string,
+  link: string,
+  target: string,
+  label: string,
+  report: RepositoryGuardReport,
+): void {
+  const shown = displayPath(link, root);
+  const destination = join(quarantineFolder, label);
+  try {
+    moveBeneath(root, dirname(link), [basename(link)], destination, link);
+    const where = join(root, destination);
+    report.quarantined.set(link, join(where, basename(link)));
+    report.notes.push(
+      `The command left the link ${shown} leading to ${target}, in its private /tmp, which no program outside the sandbox should read from; efferent moved the link to ${where}. Write files the project needs inside the working directory instead.`,
+    );
+  } catch (error) {
+    report.notes.push(
+      `The command left the link ${shown} leading to ${target}, in its private /tmp, and efferent could not move it aside (${(error as Error).message}). Tell the user to remove it.`,
+    );
+  }
+}
+
+/** True when some protected entry inside `directory` is known (so its entries were looked at). */
+function isIndexedBelow(directory: string, now: ReadonlyMap<string, string>): boolean {
+  for (const path of now.keys()) if (path !== directory && isInside(path, directory)) return true;
+  return false;
+}
+
+/** Moves one protected entry the command created or changed into the quarantine, and says so. */
+function setAside(root: string, path: string, label: string, report: RepositoryGuardReport): void {
+  const shown = displayPath(path, root);
+  const reason = protectedEntryReason(shown) ?? 'it is protected';
+  const destination = join(quarantineFolder, label);
+  try {
+    moveBeneath(root, dirname(path), [basename(path)], destination, path);
+    const where = join(root, destination);
+    report.quarantined.set(path, join(where, basename(path)));
+    report.notes.push(
+      `The command created or changed ${shown}, which commands in the sandbox may not write (${reason}); efferent moved it to ${where}. If the user wants it, they can check it and move it back, or the command can be run outside the sandbox (dangerouslyDisableSandbox, which asks the user).`,
+    );
+  } catch (error) {
+    report.notes.push(
+      `The command created or changed ${shown}, which commands in the sandbox may not write (${reason}), and efferent could not move it aside (${(error as Error).message}). Tell the user to check it before any program reads it.`,
+    );
+  }
+}
+
+/**
+ * Renames `names` from `source` into `destination` (below `root`) and records where they came from.
+ * Every folder on the way is opened without following links, so a racing command cannot steer it.
+ */
+function moveBeneath(
+  root: string,
+  source: string,
+  names: readonly string[],
+  destination: string,
+  origin: string,
+): void {
+  const into = openDirectoryBeneath(root, destination.split(sep), true);
+  let from: number | undefined;
+  try {
+    from = openDirectoryBeneath(root, relative(root, source).split(sep), false);
+    for (const name of names) renameSync(`/proc/self/fd/${from}/${name}`, `/proc/self/fd/${into}/${name}`);
+    writeFileSync(`/proc/self/fd/${into}/ORIGIN`, `${origin}\n`, { flag: 'wx', mode: 0o600 });
+  } finally {
+    closeSync(into);
+    if (from !== undefined) closeSync(from);
+  }
 }
 
 /** Why git would run code from this metadata, or undefined when it holds only what git itself writes. */
@@ -442,15 +754,7 @@ function neutralise(
       );
   const source = path.endsWith('/.git') ? dirname(path) : path;
   try {
-    const into = openDirectoryBeneath(root, destination.split(sep), true);
-    const from = openDirectoryBeneath(root, relative(root, source).split(sep), false);
-    try {
-      for (const name of names) renameSync(`/proc/self/fd/${from}/${name}`, `/proc/self/fd/${into}/${name}`);
-      writeFileSync(`/proc/self/fd/${into}/ORIGIN`, `${path}\n`, { flag: 'wx', mode: 0o600 });
-    } finally {
-      closeSync(into);
-      closeSync(from);
-    }
+    moveBeneath(root, source, names, destination, path);
     const where = join(root, destination);
     for (const name of names) report.quarantined.set(join(source, name), join(where, name));
     report.notes.push(

@@ -96,6 +96,8 @@ export interface SandboxInvocation {
   needsIpc?: boolean;
   /** The git directories kept read-only but for their state (changes there come from the host). */
   protectedGitDirectories?: readonly string[];
+  /** Paths inside the writable directories bound read-only for the command (changes there come from the host). */
+  readOnlyPaths?: readonly string[];
 }
 
 /**
@@ -346,7 +348,7 @@ function acquirePlaceholder(path: string, kind: 'file' | 'directory', content = 
  * content to the next call, but it is not: that call must hold it too (so its grace-period timer
  * cannot remove it between building the command line and bwrap binding it) and treat it as missing.
  */
-function isPlaceholder(path: string): boolean {
+export function isPlaceholder(path: string): boolean {
   const entry = placeholders.get(path);
   return entry !== undefined && entryKind(path) === entry.placeholder.kind;
 }
@@ -434,7 +436,11 @@ export function buildSandboxInvocation(
   else args.push('--tmpfs', '/tmp');
 
   const placeholders: Placeholder[] = [];
-  const readOnly = (path: string) => args.push('--ro-bind', path, path);
+  const readOnlyPaths: string[] = [];
+  const readOnly = (path: string) => {
+    readOnlyPaths.push(path);
+    args.push('--ro-bind', path, path);
+  };
   /** Read-only when present; covered by an empty read-only placeholder when missing. */
   const cover = (path: string, kind: 'file' | 'directory', content?: string) => {
     const found = entryKind(path);
@@ -629,6 +635,7 @@ export function buildSandboxInvocation(
     inheritedFds,
     ...(proxied ? { needsIpc: true } : {}),
     protectedGitDirectories: [...gitDirectories],
+    readOnlyPaths,
     cleanup() {
       for (const fd of inheritedFds.splice(0)) closeDescriptor(fd);
       for (const placeholder of placeholders.splice(0)) releasePlaceholder(placeholder);

@@ -34,6 +34,8 @@ export interface BashInvocation {
   needsIpc?: boolean;
   /** Git directories the sandbox keeps read-only but for their state. */
   protectedGitDirectories?: readonly string[];
+  /** Paths in the writable directories the sandbox kept read-only for the command. */
+  readOnlyPaths?: readonly string[];
 }
 
 /** Builds the command line for `command`, inside the OS sandbox when the mode and the machine allow it. */
@@ -73,6 +75,7 @@ export function buildBashInvocation(options: {
     cleanup: () => sandbox.cleanup(),
     ...(sandbox.needsIpc ? { needsIpc: true } : {}),
     ...(sandbox.protectedGitDirectories ? { protectedGitDirectories: sandbox.protectedGitDirectories } : {}),
+    ...(sandbox.readOnlyPaths ? { readOnlyPaths: sandbox.readOnlyPaths } : {}),
   };
 }
 

@@ -157,6 +157,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
     // Created here, fresh and never through a link; the sandbox binds this one file writable.
     closeSync(createBeneath(sessionDir, `shell/${id}.cwd`));
     const sandboxWanted = mode !== 'off' && input.dangerouslyDisableSandbox !== true;
+    const extras = sandboxWanted ? sandboxExtras(context) : undefined;
     const proxy =
       sandboxWanted && !allowNetwork && probe().available
         ? await startCallProxy(context, options.sandboxNetwork, platform)
@@ -177,11 +178,13 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         allowNetwork,
         allowUnixSockets: options.allowUnixSockets ?? false,
         writableSessionFiles: [canonicalPath(cwdFile)],
-        ...(sandboxWanted ? sandboxExtras(context) : {}),
+        ...(extras ?? {}),
         ...(proxy ? { networkProxy: true } : {}),
       },
     });
     const releaseProxy = () => void proxy?.close();
+    // The session's private /tmp: host folders only commands write, which links must not lead into.
+    const commandOnly = extras?.privateTmpDirectory ? [extras.privateTmpDirectory] : [];
     // Repository metadata the command leaves in its writable folders is judged once it has ended.
     const guard =
       invocation.sandboxed && platform !== 'darwin'
@@ -189,7 +192,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput, S
         : undefined;
     let guardReport: RepositoryGuardReport | undefined;
     const finishGuard = () => {
-      guardReport ??= guard?.finish(invocation.protectedGitDirectories);
+      guardReport ??= guard?.finish(
+        invocation.protectedGitDirectories,
+        invocation.readOnlyPaths,
+        commandOnly,
+      );
       return guardReport;
     };
     const notes: string[] = [];

@@ -13,6 +13,7 @@ import {
 } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { openCheckedDirectory } from '../../core/index.ts';
+import { noteHostWrite } from '../../sandbox/repository-guard.ts';
 
 /** Options for {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -97,6 +98,8 @@ async function writeResolved(
     throw error;
   }
   await syncDirectory(dirname(target));
+  // A protected file written here during a sandboxed command is efferent's, not the command's.
+  noteHostWrite(join(await realpath(directory).catch(() => directory), basename(target)));
   await sweepDirectory(directory);
 }
 

@@ -6,6 +6,7 @@ import {
   suggestRule,
 } from './check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
+import { ask, protectedPathInText } from './subcommand-checks.ts';
 import { subcommandLabel } from './command-text.ts';
 import { errorMessage, type PreparedShellAnalysis } from '../../../core/index.ts';
 import { adoptPreparedAnalysis } from '../../../shell/index.ts';
@@ -240,6 +241,14 @@ function tooComplexVerdict(command: string, reason: string, context: IndexedChec
       rule: askRule,
       reason: `the command matches ${describeRule(askRule)}`,
     };
+  // Unchecked, it could write anything; where its text names a protected path, that is a safety
+  // question, which no mode (bypassPermissions included) answers alone.
+  const named = protectedPathInText(command);
+  if (named)
+    return ask(
+      'safety',
+      `the command is too complex to check (${reason}) and names ${named.piece}, which is protected (${named.reason})`,
+    );
   return analysisAsk(`the command is too complex to check (${reason})`);
 }
 

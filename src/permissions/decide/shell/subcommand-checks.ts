@@ -587,3 +587,42 @@ export function deniedLink(
 /** A path for messages: the link and, when it leads elsewhere, its target. */
 export const describePath = (path: CanonicalPath) =>
   path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
+
+/** A protected path written inside one word: after `=`, `,` or `:`, or glued to a short option. */
+export function protectedPiece(
+  word: string,
+  budget = { left: 64 },
+): { piece: string; reason: string } | undefined {
+  // Brace expansion makes several words of one (`.env{rc,}` is `.envrc .env`): 64 expanded words
+  // at most, so a hostile word cannot make this slow (past that it is judged as written).
+  const group = word.includes('{') ? /\{([^{}]*,[^{}]*)\}/.exec(word) : null;
+  if (group) {
+    const [whole, inside = ''] = group;
+    for (const choice of inside.split(',')) {
+      if (budget.left-- <= 0) break;
+      const expanded = `${word.slice(0, group.index)}${choice}${word.slice(group.index + whole.length)}`;
+      const named = protectedPiece(expanded, budget);
+      if (named) return named;
+    }
+  }
+  for (const part of word.split(/[=,:]/)) {
+    const piece = /^-[A-Za-z]./.test(part) && !part.startsWith('--') ? part.slice(2) : part;
+    if (!piece.includes('.')) continue;
+    const reason = protectedPathReason(piece);
+    if (reason) return { piece, reason };
+  }
+  return undefined;
+}
+
+/**
+ * A protected path named in the text of a command the analyser could not split: each word between
+ * blanks, quotes and shell operators, judged as {@link protectedPiece} judges one word.
+ */
+export function protectedPathInText(command: string): { piece: string; reason: string } | undefined {
+  for (const token of command.split(/[\s;&|<>()`"'\\]+/)) {
+    if (!token.includes('.')) continue;
+    const named = protectedPiece(token);
+    if (named) return named;
+  }
+  return undefined;
+}

@@ -1,3 +1,4 @@
+import { mayNameProtectedEntry } from '../../../core/protected-paths.ts';
 import { protectedPathReason } from '../../paths/protected-paths.ts';
 import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
@@ -24,6 +25,7 @@ import {
   embeddedRuleMatch,
   globReachingDeniedPath,
   indirectReadAsk,
+  protectedPiece,
   resolveFrom,
   suggestRule,
 } from './subcommand-checks.ts';
@@ -101,6 +103,69 @@ const namesWriteAskPath: SubcommandStep = (facts) => {
     },
   );
 };
+
+/**
+ * A command that is not read-only names a protected path as an argument: `git restore .claude/…`,
+ * `git config --file .gitmodules`, `mkfifo .envrc`, `ln -s .claude c`, `prettier --write
+ * .vscode/settings.json`. Only a few programs' write targets are known; for the rest, naming a
+ * protected path is what can write it (or alias it for a later write), so it is asked about as a
+ * write there would be. `git add` and `git commit` only record what is already there.
+ */
+const namesProtectedPath: SubcommandStep = (facts) => {
+  if (facts.subcommand.readOnly) return undefined;
+  const { argv } = facts.subcommand;
+  if (recordsOnly(argv)) return undefined;
+  const { readPaths } = facts.reads();
+  for (const path of readPaths) {
+    const reason = mayBeProtected(path.lexical)
+      ? protectedPathReason(path.lexical)
+      : mayBeProtected(path.physical)
+        ? protectedPathReason(path.physical)
+        : undefined;
+    if (reason)
+      return ask(
+        'safety',
+        `${facts.label} is not read-only and names ${path.lexical}, which is protected (${reason})`,
+      );
+  }
+  // What the read analysis does not take for a path: values glued to options or listed with other
+  // separators (`-o.envrc`, `out=.envrc`, `--files=a,.envrc`), words known only at run time
+  // (`$PWD/.envrc`), relative words where the directory is unknown. Judged as written.
+  for (let index = 1; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    if (!word.includes('.')) continue;
+    const named = protectedPiece(word);
+    if (named)
+      return ask(
+        'safety',
+        `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
+      );
+  }
+  return undefined;
+};
+
+/**
+ * A cheap first test: every protected directory, nested location and most protected files start
+ * with a dot; the rest are told by the last segment's name.
+ */
+function mayBeProtected(path: string): boolean {
+  return path.includes('/.') || mayNameProtectedEntry(path.slice(path.lastIndexOf('/') + 1));
+}
+
+/** `git add …` and `git commit …`: they record files in the repository and change none of them. */
+function recordsOnly(argv: readonly string[]): boolean {
+  if (argv[0] !== 'git') return false;
+  for (let index = 1; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    if (word === '-C' || word === '-c') {
+      index++;
+      continue;
+    }
+    if (word.startsWith('-')) continue;
+    return word === 'add' || word === 'commit';
+  }
+  return false;
+}
 
 const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
   const rule = context.shellRules.ask.find(spellings);
@@ -395,6 +460,7 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'a command that writes names a path an Edit ask rule covers', check: namesWriteAskPath },
   { name: 'a critical removal', check: criticalRemoval },
   { name: 'writes no allow rule may settle', check: writesNoRuleMaySettle },
+  { name: 'a command that is not read-only names a protected path', check: namesProtectedPath },
   { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
   { name: 'a read that cannot be checked against read deny rules', check: uncheckableRead },
   { name: 'a read outside the working directories', check: readsOutsideBeforeAllowRules },
