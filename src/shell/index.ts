@@ -40,3 +40,4 @@ export {
   userChangingWrappers,
   wrapperNames,
 } from './wrappers.ts';
+export { lessValueOverrun } from './read-only/custom-commands.ts';

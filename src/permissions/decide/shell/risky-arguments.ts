@@ -1,6 +1,6 @@
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
-import { userChangingWrappers } from '../../../shell/index.ts';
+import { lessValueOverrun, userChangingWrappers } from '../../../shell/index.ts';
 
 /**
  * Arguments that turn an ordinary-looking command into "run this program" or "write that file".
@@ -263,7 +263,8 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   sed: { check: sedCheck },
   less: {
     check: (args) =>
-      args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) &&
+      (args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) ??
+        lessValueOverrun(args)) &&
       'less can run commands, read key bindings that set its environment, or write logs',
   },
   more: { check: (args) => args.find((arg) => arg.startsWith('+')) && 'more can run commands' },
