@@ -261,13 +261,9 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   sftp: { short: ['o', 'F', 'S', 'D', 'b'] },
   rsync: { short: ['e'], long: ['--rsh', '--rsync-path'] },
   sed: { check: sedCheck },
-  less: {
-    check: (args) =>
-      (args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) ??
-        lessValueOverrun(args)) &&
-      'less can run commands, read key bindings that set its environment, or write logs',
-  },
-  more: { check: (args) => args.find((arg) => arg.startsWith('+')) && 'more can run commands' },
+  less: { check: lessCheck },
+  // On macOS and some other systems `more` is less.
+  more: { check: lessCheck },
   man: {
     short: ['P', 'H', 'C', 'X'],
     long: ['--pager', '--html', '--browser', '--config-file', '--gxditview'],
@@ -294,6 +290,16 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   mawk: { check: awkCheck },
   nawk: { check: awkCheck },
 };
+
+/** less's command, log and key-file options, and an attached value that runs on into more options. */
+function lessCheck(args: readonly string[]): string | undefined {
+  const word =
+    args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) ??
+    lessValueOverrun(args);
+  return word === undefined
+    ? undefined
+    : 'less can run commands, read key bindings that set its environment, or write logs';
+}
 
 /** Programs that run another command in a way a prefix rule can never vouch for. */
 const neverPrefixApproved = new Set([
