@@ -115,7 +115,11 @@ const rules: ReadonlyArray<readonly [string, Record<string, string[]>]> = [
 
 describe('an option value ends where the program ends it', () => {
   it.skipIf(!installed('less'))('real less loads a lesskey file from the rest of a number', () => {
-    for (const command of ['less -x4kkeys README.md', 'less --tabs=4kkeys README.md', "less '-Pa$kkeys' README.md"]) {
+    for (const command of [
+      'less -x4kkeys README.md',
+      'less --tabs=4kkeys README.md',
+      "less '-Pa$kkeys' README.md",
+    ]) {
       rmSync(join(place.project, 'lessopen-ran'), { force: true });
       place.bash(command);
       expect(existsSync(join(place.project, 'lessopen-ran')), command).toBe(true);
@@ -127,7 +131,11 @@ describe('an option value ends where the program ends it', () => {
   });
 
   it.skipIf(!installed('tree'))('real tree takes each value from the next word and writes -o', () => {
-    for (const command of ['tree -Lo 2 out.txt src', 'tree -aJ -o out.txt src', 'tree --fromfile -o out.txt src']) {
+    for (const command of [
+      'tree -Lo 2 out.txt src',
+      'tree -aJ -o out.txt src',
+      'tree --fromfile -o out.txt src',
+    ]) {
       rmSync(join(place.project, 'out.txt'), { force: true });
       place.bash(command);
       expect(existsSync(join(place.project, 'out.txt')), command).toBe(true);

@@ -71,7 +71,7 @@ function attachedValueFits(flag: string, value: string, rules: ParseRules): bool
   const shapes = rules.attachedShapes;
   if (shapes === undefined) return true;
   const shape = own(shapes, flag);
-  return shape !== undefined && shape.test(value);
+  return shape?.test(value) === true;
 }
 
 /** Builds a flag table: short letters, long names, and those that take a value. */
