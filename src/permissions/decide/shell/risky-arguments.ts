@@ -131,7 +131,8 @@ export function awkCheck(args: readonly string[]): string | undefined {
     if (/^-[bcCghMnNOPrsStV]*[odp]/.test(arg) || /^--(pretty-print|dump-variables|profile)(=|$)/.test(arg))
       return `awk ${arg} writes a file`;
   }
-  const risky = /\bsystem\b|\bgetline\b|\|&?|\bENVIRON\b|\bPROCINFO\b|@/;
+  // SYMTAB (gawk) reaches ARGV, ARGC and ENVIRON by a name computed at run time.
+  const risky = /\bsystem\b|\bgetline\b|\|&?|\bENVIRON\b|\bPROCINFO\b|\bSYMTAB\b|@/;
   for (const arg of args) {
     if (arg.startsWith('-')) continue;
     if (risky.test(arg.replaceAll('||', ' ')) || (/\bprintf?\b/.test(arg) && arg.includes('>')))

@@ -305,6 +305,12 @@ const runsInUnknownDirectory: SubcommandStep = (facts) =>
     ? workspaceAsk(facts, 'runs in a directory only known when it runs')
     : undefined;
 
+/**
+ * Files a command opens without naming them (awk's ARGV, `wc --files0-from`, `file -f`, `xargs`) may
+ * lie anywhere, and, like a named read outside, that is not what a command's allow rule answers:
+ * `Bash(awk *)` is about awk, not about `awk 'BEGIN{ARGV[1]="/home/u/.ssh/id_rsa";ARGC=2}1'`. So it
+ * asks before allow rules as well as for read-only commands.
+ */
 const hiddenRead: SubcommandStep = (facts) => {
   const hidden = facts.subcommand.indirectReads?.find((read) => read.outside);
   return hidden
@@ -398,6 +404,7 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
   { name: 'a read that cannot be checked against read deny rules', check: uncheckableRead },
   { name: 'a read outside the working directories', check: readsOutsideBeforeAllowRules },
+  { name: 'reads files its words do not name, which may lie outside', check: hiddenRead },
   { name: 'input from outside for a program that opens nothing itself', check: inputFromOutside },
   {
     name: 'a pattern the shell expands outside for a program that opens nothing itself',
@@ -408,7 +415,6 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
   { name: 'writes nothing allowed', check: remainingWrites },
   { name: 'read-only: runs in an unknown directory', check: readOnly(runsInUnknownDirectory) },
-  { name: 'read-only: reads files its words do not name', check: readOnly(hiddenRead) },
   { name: 'read-only: `..` after a symbolic link', check: readOnly(ambiguousRead) },
   { name: 'read-only: a pattern whose matches were not all checked', check: readOnly(uncheckedPattern) },
   { name: 'read-only: links under a directory too big to check', check: readOnly(uncheckedLinks) },
