@@ -41,3 +41,4 @@ export {
   wrapperNames,
 } from './wrappers.ts';
 export { lessValueOverrun } from './read-only/custom-commands.ts';
+export { writeTargetsKnown } from './write-targets.ts';

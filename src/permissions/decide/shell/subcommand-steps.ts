@@ -13,6 +13,8 @@ import {
 } from './command-paths.ts';
 import { unknownGitCommand } from './git-command-names.ts';
 import { otherUserWrapper } from './risky-arguments.ts';
+import { repositoryControlReason } from '../../git-config/repository-paths.ts';
+import { writeTargetsKnown } from '../../../shell/index.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -243,6 +245,65 @@ const inputFromOutside: SubcommandStep = (facts) => {
   return undefined;
 };
 
+/**
+ * The words a program may write through when nobody modelled its outputs: each separate word, the
+ * value after `=`, and what follows the letters of a short option (`-o.git/config`).
+ */
+function possibleOutputs(args: readonly string[]): string[] {
+  const words: string[] = [];
+  for (const word of args) {
+    if (!word.startsWith('-')) {
+      words.push(word);
+      continue;
+    }
+    const equals = word.indexOf('=');
+    if (equals !== -1) words.push(...word.slice(equals + 1).split(','));
+    if (word.startsWith('--')) continue;
+    // `-o.git/config`, `-Wl,-o,.git/x`: after each option letter the rest may be the value.
+    for (let at = 2; at < word.length; at++) {
+      words.push(word.slice(at));
+      const code = word.charCodeAt(at - 1);
+      const alphanumeric =
+        (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+      if (!alphanumeric) break;
+    }
+    if (word.includes(',')) words.push(...word.split(','));
+  }
+  return words;
+}
+
+/**
+ * An allow rule covers what a command does, but a program whose outputs the engine does not know
+ * (`xxd IN OUT`, `gcc -o OUT`, `shuf -o`, `iconv -o`, `split IN PREFIX`, `openssl -out`) may write
+ * any path it names. When a rule would allow such a command and one of its words names a protected
+ * path (a git hook or configuration, a shell start-up file, agent instructions), a person decides:
+ * `Bash(gcc *)` is about compiling, not about `gcc -o .git/hooks/pre-commit x.c`.
+ */
+const namesProtectedPath: SubcommandStep = (facts) => {
+  const { subcommand, context } = facts;
+  if (subcommand.readOnly || !facts.allowMaySpeak()) return undefined;
+  const program = subcommand.argv[0] ?? '';
+  if (writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) || !facts.allowRule()) return undefined;
+  const { workspace } = context;
+  for (const word of possibleOutputs(subcommand.argv.slice(1))) {
+    if (word === '' || word === '-') continue;
+    const expanded = expandHome(word, workspace.home, false);
+    const path = expanded === undefined ? undefined : resolveFrom(expanded, subcommand, workspace);
+    if (path === undefined || isUnresolvable(path)) continue;
+    const reason =
+      protectedPathReason(path.lexical) ??
+      protectedPathReason(path.physical) ??
+      repositoryControlReason(path.physical, workspace.projectRoot, workspace.home);
+    if (reason)
+      return ask(
+        'safety',
+        `${facts.label} is not read-only and names ${describePath(path)}, which is protected (${reason}); what it writes is not known`,
+        { classifierApprovable: false },
+      );
+  }
+  return undefined;
+};
+
 const shellAllowRule: SubcommandStep = (facts) => {
   const rule = facts.allowMaySpeak() ? facts.allowRule() : undefined;
   if (!rule) return undefined;
@@ -411,6 +472,7 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
     check: patternListsOutside,
   },
   { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
+  { name: 'an allow rule, but it names a protected path it may write', check: namesProtectedPath },
   { name: 'an allow rule on the command', check: shellAllowRule },
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
   { name: 'writes nothing allowed', check: remainingWrites },
