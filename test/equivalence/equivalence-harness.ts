@@ -58,9 +58,6 @@ export interface Difference {
 export const recordedLooserCases: Readonly<Record<string, string>> = {
   'r7-otheruser-named-rule-allows':
     'an allow rule that names sudo (`Bash(sudo apt update)`) matches the command as written; the oracle unwrapped sudo and matched only `apt update` (docs/decisions/security-other-user.md)',
-  // Generated calls draw rules from the corpus, so their ids move when corpus files are added.
-  'generated-20261201-4834':
-    '`sudo jq publish` under `Bash(sudo:*)`: the same reviewed difference, an allow rule that names sudo matches the command as written (docs/decisions/security-other-user.md)',
 };
 
 /** How strict a decision is: a difference may only ever move up this scale. */
