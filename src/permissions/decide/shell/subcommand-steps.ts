@@ -13,7 +13,6 @@ import {
 } from './command-paths.ts';
 import { unknownGitCommand } from './git-command-names.ts';
 import { otherUserWrapper } from './risky-arguments.ts';
-import { repositoryControlReason } from '../../git-config/repository-paths.ts';
 import { writeTargetsKnown } from '../../../shell/index.ts';
 import {
   acceptEditsCommands,
@@ -246,20 +245,17 @@ const inputFromOutside: SubcommandStep = (facts) => {
 };
 
 /**
- * The words a program may write through when nobody modelled its outputs: each separate word, the
- * value after `=`, and what follows the letters of a short option (`-o.git/config`).
+ * What a program may write through inside its option words, when nobody modelled its outputs: the
+ * value after `=`, comma-separated parts, and what follows each letter of a short option
+ * (`-o.git/config`, `-Wl,-o,.git/x`). Its separate words are already among the paths it names.
  */
-function possibleOutputs(args: readonly string[]): string[] {
+function attachedOutputs(args: readonly string[]): string[] {
   const words: string[] = [];
   for (const word of args) {
-    if (!word.startsWith('-')) {
-      words.push(word);
-      continue;
-    }
+    if (!word.startsWith('-') || word.length < 3) continue;
     const equals = word.indexOf('=');
     if (equals !== -1) words.push(...word.slice(equals + 1).split(','));
     if (word.startsWith('--')) continue;
-    // `-o.git/config`, `-Wl,-o,.git/x`: after each option letter the rest may be the value.
     for (let at = 2; at < word.length; at++) {
       words.push(word.slice(at));
       const code = word.charCodeAt(at - 1);
@@ -270,6 +266,14 @@ function possibleOutputs(args: readonly string[]): string[] {
     if (word.includes(',')) words.push(...word.split(','));
   }
   return words;
+}
+
+/**
+ * Why writing this path needs a person. Only the protected-name table, which costs no system call;
+ * a custom core.hooksPath directory is left to the sandbox for these programs.
+ */
+function protectedReason(path: { lexical: string; physical: string }): string | undefined {
+  return protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
 }
 
 /**
@@ -285,21 +289,23 @@ const namesProtectedPath: SubcommandStep = (facts) => {
   const program = subcommand.argv[0] ?? '';
   if (writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) || !facts.allowRule()) return undefined;
   const { workspace } = context;
-  for (const word of possibleOutputs(subcommand.argv.slice(1))) {
+  const named = (path: { lexical: string; physical: string }, reason: string) =>
+    ask(
+      'safety',
+      `${facts.label} is not read-only and names ${describePath(path)}, which is protected (${reason}); what it writes is not known`,
+      { classifierApprovable: false },
+    );
+  for (const path of facts.reads().readPaths) {
+    const reason = protectedReason(path);
+    if (reason) return named(path, reason);
+  }
+  for (const word of attachedOutputs(subcommand.argv.slice(1))) {
     if (word === '' || word === '-') continue;
     const expanded = expandHome(word, workspace.home, false);
     const path = expanded === undefined ? undefined : resolveFrom(expanded, subcommand, workspace);
     if (path === undefined || isUnresolvable(path)) continue;
-    const reason =
-      protectedPathReason(path.lexical) ??
-      protectedPathReason(path.physical) ??
-      repositoryControlReason(path.physical, workspace.projectRoot, workspace.home);
-    if (reason)
-      return ask(
-        'safety',
-        `${facts.label} is not read-only and names ${describePath(path)}, which is protected (${reason}); what it writes is not known`,
-        { classifierApprovable: false },
-      );
+    const reason = protectedReason(path);
+    if (reason) return named(path, reason);
   }
   return undefined;
 };
