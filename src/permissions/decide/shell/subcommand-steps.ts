@@ -276,6 +276,16 @@ function protectedReason(path: { lexical: string; physical: string }): string | 
   return protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
 }
 
+/** Whether a word could name a protected path once resolved (see {@link namesProtectedPath}). */
+function mayNameProtected(word: string): boolean {
+  return (
+    word.includes('/') ||
+    word.startsWith('.') ||
+    word.startsWith('~') ||
+    protectedPathReason(word) !== undefined
+  );
+}
+
 /**
  * An allow rule covers what a command does, but a program whose outputs the engine does not know
  * (`xxd IN OUT`, `gcc -o OUT`, `shuf -o`, `iconv -o`, `split IN PREFIX`, `openssl -out`) may write
@@ -295,11 +305,15 @@ const namesProtectedPath: SubcommandStep = (facts) => {
       `${facts.label} is not read-only and names ${describePath(path)}, which is protected (${reason}); what it writes is not known`,
       { classifierApprovable: false },
     );
-  for (const path of facts.reads().readPaths) {
-    const reason = protectedReason(path);
-    if (reason) return named(path, reason);
-  }
-  for (const word of attachedOutputs(subcommand.argv.slice(1))) {
+  // The paths it names are resolved (system calls) only when a word could reach a protected one:
+  // a path with a directory, a dot or home prefix, or a protected name (`npm run build` has none).
+  const args = subcommand.argv.slice(1);
+  if (args.some(mayNameProtected))
+    for (const path of facts.reads().readPaths) {
+      const reason = protectedReason(path);
+      if (reason) return named(path, reason);
+    }
+  for (const word of attachedOutputs(args)) {
     if (word === '' || word === '-') continue;
     const expanded = expandHome(word, workspace.home, false);
     const path = expanded === undefined ? undefined : resolveFrom(expanded, subcommand, workspace);
