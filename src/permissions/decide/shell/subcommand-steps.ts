@@ -276,14 +276,19 @@ function protectedReason(path: { lexical: string; physical: string }): string | 
   return protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
 }
 
+/** Bare words already judged by {@link mayNameProtected}: the same few words recur on every call. */
+const protectedWords = new Map<string, boolean>();
+
 /** Whether a word could name a protected path once resolved (see {@link namesProtectedPath}). */
 function mayNameProtected(word: string): boolean {
-  return (
-    word.includes('/') ||
-    word.startsWith('.') ||
-    word.startsWith('~') ||
-    protectedPathReason(word) !== undefined
-  );
+  if (word.includes('/') || word.startsWith('.') || word.startsWith('~')) return true;
+  let known = protectedWords.get(word);
+  if (known === undefined) {
+    known = protectedPathReason(word) !== undefined;
+    if (protectedWords.size >= 4096) protectedWords.clear();
+    protectedWords.set(word, known);
+  }
+  return known;
 }
 
 /**
