@@ -40,3 +40,5 @@ export {
   userChangingWrappers,
   wrapperNames,
 } from './wrappers.ts';
+export { lessValueOverrun } from './read-only/custom-commands.ts';
+export { writeTargetsKnown } from './write-targets.ts';

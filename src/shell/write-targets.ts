@@ -29,6 +29,11 @@ const writerNames = new Set([
   'sort',
 ]);
 
+/** Whether {@link writeTargetsOf} knows what this program writes through its arguments. */
+export function writeTargetsKnown(program: string): boolean {
+  return writerNames.has(program);
+}
+
 /**
  * Files a command obviously writes through its arguments (not redirections): `tee FILE`,
  * `sort -o FILE`, `uniq IN OUT`, `cp/mv … DEST`, `touch`, `rm`, `mkdir`, `ln`. Best effort, for

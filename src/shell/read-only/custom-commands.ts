@@ -1,3 +1,4 @@
+import { own } from '../own.ts';
 import type { ArgKind } from '../types.ts';
 import { isReadOnlyFind } from './find.ts';
 import { flagTable, hasFlag, parseArgs } from './flags.ts';
@@ -69,10 +70,66 @@ const lessFlags = flagTable(
   ],
 );
 
+const lessNumber = /^\d+$/;
+const lessText = /^[^$]*$/;
+
+/**
+ * less reads an attached value (`-x4`, `--tabs=4`, `-Pprompt`) only as far as its characters go:
+ * digits for a number, digits and commas for tab stops, up to a `$` for text. What follows is read
+ * as more options, so `-x4klesskey` is `-x4 -k lesskey`, and a lesskey file can set LESSOPEN, a
+ * command less runs. Each attached value must be one of these shapes whole.
+ */
+export const lessAttachedShapes: Readonly<Record<string, RegExp>> = {
+  '-b': lessNumber,
+  '--buffers': lessNumber,
+  '-h': lessNumber,
+  '--max-back-scroll': lessNumber,
+  '-y': lessNumber,
+  '--max-forw-scroll': lessNumber,
+  '-z': lessNumber,
+  '--window': lessNumber,
+  '--shift': lessNumber,
+  '-x': /^\d+(?:,\d+)*$/,
+  '--tabs': /^\d+(?:,\d+)*$/,
+  '-j': /^(?:\d+(?:\.\d*)?|\.\d+)$/,
+  '--jump-target': /^(?:\d+(?:\.\d*)?|\.\d+)$/,
+  '-p': lessText,
+  '--pattern': lessText,
+  '-P': lessText,
+  '--prompt': lessText,
+};
+
+/**
+ * The first word whose attached less value runs past its shape (`-x4klesskey`, `--tabs=4k…`,
+ * `-Pa$k…`), for checks that see less's words without its option table (prefix rules).
+ */
+export function lessValueOverrun(args: readonly string[]): string | undefined {
+  for (const word of args) {
+    if (word === '--') return undefined;
+    if (word.startsWith('--')) {
+      const equals = word.indexOf('=');
+      const shape = equals === -1 ? undefined : own(lessAttachedShapes, word.slice(0, equals));
+      if (shape !== undefined && !shape.test(word.slice(equals + 1))) return word;
+      continue;
+    }
+    if (!word.startsWith('-')) continue;
+    for (let position = 1; position < word.length; position++) {
+      const shape = own(lessAttachedShapes, `-${word[position] ?? ''}`);
+      if (shape === undefined) continue;
+      const value = word.slice(position + 1);
+      if (value !== '' && !shape.test(value)) return word;
+      break;
+    }
+  }
+  return undefined;
+}
+
+const lessRules = { flags: lessFlags, attachedShapes: lessAttachedShapes };
+
 function less(args: readonly string[], kinds: readonly ArgKind[]): boolean {
   // `+cmd` runs a less command at start, and `!` in one is a shell escape.
   if (args.some((word) => word.startsWith('+'))) return false;
-  return parseArgs(args, kinds, { flags: lessFlags }) !== null;
+  return parseArgs(args, kinds, lessRules) !== null;
 }
 
 function man(args: readonly string[], kinds: readonly ArgKind[]): boolean {
@@ -126,31 +183,36 @@ function ps(args: readonly string[], kinds: readonly ArgKind[]): boolean {
   return parsed.flags.every((entry) => !/env/i.test(entry.value ?? ''));
 }
 
+/**
+ * tree parses its own options: each value-taking letter takes the next word and the cluster goes
+ * on (`-Lo 2 out` is `-L 2 -o out`); `-J`, `-X` (JSON, XML output) and `--fromfile` take none.
+ */
+const treeRules = {
+  flags: flagTable(
+    'adlfxqNQpugshDFvtcUrCnASJX',
+    [
+      '--noreport',
+      '--dirsfirst',
+      '--filesfirst',
+      '--prune',
+      '--inodes',
+      '--device',
+      '--du',
+      '--si',
+      '--gitignore',
+      '--matchdirs',
+      '--ignore-case',
+      '--fromfile',
+    ],
+    'LPI',
+    ['--filelimit', '--charset', '--sort', '--timefmt', '--hintro', '--houtro'],
+  ),
+  anyArgSafe: false,
+  valuesFromNextWord: true,
+};
+
 function tree(args: readonly string[], kinds: readonly ArgKind[]): boolean {
-  return (
-    parseArgs(args, kinds, {
-      flags: flagTable(
-        'adlfxqNQpugshDFvtcUrCnAS',
-        [
-          '--noreport',
-          '--dirsfirst',
-          '--filesfirst',
-          '--prune',
-          '--inodes',
-          '--device',
-          '--du',
-          '--si',
-          '--gitignore',
-          '--matchdirs',
-          '--ignore-case',
-          '--noreport',
-        ],
-        'LPIJX',
-        ['--filelimit', '--charset', '--sort', '--timefmt', '--fromfile', '--hintro', '--houtro'],
-      ),
-      anyArgSafe: false,
-    }) !== null && !args.some((word) => word === '-J' || word === '-X')
-  );
+  return parseArgs(args, kinds, treeRules) !== null;
 }
 
 function xxd(args: readonly string[], kinds: readonly ArgKind[]): boolean {

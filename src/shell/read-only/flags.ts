@@ -32,6 +32,46 @@ export interface ParseRules {
   anyArgSafe?: boolean;
   /** Options are only recognised before the first operand (POSIX order; git subcommands are not). */
   optionsFirst?: boolean;
+  /**
+   * For programs with their own option parser that end a value before its word ends and read the
+   * rest as more options (less: `-x4klesskey` is `-x4` then `-k lesskey`, `--prompt=a$k…` ends at
+   * `$`): the whole shape an attached value (`-x4`, `--tabs=4`) must have. A valued option of such
+   * a program without a shape may not have an attached value at all.
+   */
+  attachedShapes?: Readonly<Record<string, RegExp>>;
+  /**
+   * For programs that take every option's value from the next word and go on reading the cluster
+   * (tree: `-Lo 2 out` is `-L 2` and `-o out`).
+   */
+  valuesFromNextWord?: boolean;
+}
+
+/**
+ * Whether a value taken from the next word could be read by the program as an option instead: it
+ * starts with `-` and a letter or a second `-` (not `-`, `--` or a negative number). Such a value
+ * stays acceptable only when the table would also allow it as options, so an option whose value
+ * the table assumes but the program does not take (tree's `--fromfile`, git's `-U`, which only
+ * takes an attached value) cannot hide the option after it.
+ */
+function optionLike(word: string): boolean {
+  if (word.charCodeAt(0) !== 45 || word.length < 2) return false;
+  const second = word.charCodeAt(1);
+  if (second === 45) return word.length > 2;
+  return (second >= 65 && second <= 90) || (second >= 97 && second <= 122);
+}
+
+/** A next-word value is safe whichever way the program reads it. */
+function nextWordValueSafe(value: string, rules: ParseRules): boolean {
+  if (!optionLike(value)) return true;
+  return parseArgs([value], ['literal'], { ...rules, optionsFirst: false }) !== null;
+}
+
+/** Whether an attached value has the shape the program reads whole (always, for getopt programs). */
+function attachedValueFits(flag: string, value: string, rules: ParseRules): boolean {
+  const shapes = rules.attachedShapes;
+  if (shapes === undefined) return true;
+  const shape = own(shapes, flag);
+  return shape?.test(value) === true;
 }
 
 /** Builds a flag table: short letters, long names, and those that take a value. */
@@ -85,13 +125,17 @@ export function parseArgs(
       if (arity === undefined) return null;
       if (equals !== -1) {
         if (arity === 'none') return null;
-        parsed.flags.push({ flag: name, value: word.slice(equals + 1) });
+        const value = word.slice(equals + 1);
+        if (!attachedValueFits(name, value, rules)) return null;
+        parsed.flags.push({ flag: name, value });
         continue;
       }
       if (arity === 'value') {
         index++;
         if (index >= args.length || (kinds[index] ?? 'literal') !== 'literal') return null;
-        parsed.flags.push({ flag: name, value: args[index] ?? '' });
+        const value = args[index] ?? '';
+        if (!nextWordValueSafe(value, rules)) return null;
+        parsed.flags.push({ flag: name, value });
         continue;
       }
       parsed.flags.push({ flag: name });
@@ -107,7 +151,9 @@ export function parseArgs(
       if (whole === 'value') {
         index++;
         if (index >= args.length || (kinds[index] ?? 'literal') !== 'literal') return null;
-        parsed.flags.push({ flag: word, value: args[index] ?? '' });
+        const value = args[index] ?? '';
+        if (!nextWordValueSafe(value, rules)) return null;
+        parsed.flags.push({ flag: word, value });
       } else parsed.flags.push({ flag: word });
       continue;
     }
@@ -119,13 +165,26 @@ export function parseArgs(
         parsed.flags.push({ flag });
         continue;
       }
+      if (rules.valuesFromNextWord) {
+        // The value is the next word whatever follows the letter; the cluster goes on.
+        index++;
+        if (index >= args.length || (kinds[index] ?? 'literal') !== 'literal') return null;
+        const value = args[index] ?? '';
+        if (!nextWordValueSafe(value, rules)) return null;
+        parsed.flags.push({ flag, value });
+        continue;
+      }
       const attached = word.slice(position + 1);
-      if (attached !== '') parsed.flags.push({ flag, value: attached });
-      else if (arity === 'optional') parsed.flags.push({ flag });
+      if (attached !== '') {
+        if (!attachedValueFits(flag, attached, rules)) return null;
+        parsed.flags.push({ flag, value: attached });
+      } else if (arity === 'optional') parsed.flags.push({ flag });
       else {
         index++;
         if (index >= args.length || (kinds[index] ?? 'literal') !== 'literal') return null;
-        parsed.flags.push({ flag, value: args[index] ?? '' });
+        const value = args[index] ?? '';
+        if (!nextWordValueSafe(value, rules)) return null;
+        parsed.flags.push({ flag, value });
       }
       break;
     }

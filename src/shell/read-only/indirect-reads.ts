@@ -1,4 +1,5 @@
 import { own } from '../own.ts';
+import { awkSymbolTable } from './search-tools.ts';
 
 /**
  * Reads a command makes of files its words do not name. Read deny rules are matched against the words
@@ -164,7 +165,8 @@ function awkRead(args: readonly string[]): string | undefined {
       return `files an awk program loaded by ${arg} opens`;
     if (arg.startsWith('-')) continue;
     // ARGV/ARGC decide which files the main loop opens; getline opens any name; @include loads files.
-    if (/\bARGV\b|\bARGC\b|\bgetline\b|@include|@load|\bFILENAME\s*=/.test(arg))
+    // SYMTAB reaches ARGV and ARGC by a computed name (search-tools.ts).
+    if (/\bARGV\b|\bARGC\b|\bgetline\b|@include|@load|\bFILENAME\s*=/.test(arg) || awkSymbolTable.test(arg))
       return 'files the awk program names itself (ARGV, getline, @include)';
   }
   return undefined;

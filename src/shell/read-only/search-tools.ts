@@ -228,8 +228,16 @@ export function isReadOnlyJq(args: readonly string[], kinds: readonly ArgKind[])
   return filter !== undefined && !riskyJq.test(filter);
 }
 
-/** awk functions and syntax that run programs, write files or load code. */
-const riskyAwk = /\bsystem\b|\bgetline\b|\bclose\b|\bfflush\b|\|&?|@|\bENVIRON\b|\bPROCINFO\b/;
+/**
+ * gawk's SYMTAB holds every global variable under its name, so a name computed at run time reaches
+ * any of them: `SYMTAB["AR" "GV"][1] = f` (with `SYMTAB["AR" "GC"] = 2`) makes the main loop open
+ * `f`, and `SYMTAB["ENVI" "RON"]` is the environment, with none of those names in the program's text.
+ * A program that names SYMTAB is taken to name them all (ARGV, ARGC, ENVIRON, PROCINFO).
+ */
+export const awkSymbolTable = /\bSYMTAB\b/;
+
+/** awk functions and syntax that run programs, write files or load code, or read the environment. */
+const riskyAwk = /\bsystem\b|\bgetline\b|\bclose\b|\bfflush\b|\|&?|@|\bENVIRON\b|\bPROCINFO\b|\bSYMTAB\b/;
 
 /** Read-only check for `awk …`: a literal program with no system(), pipes, getline or output redirection. */
 export function isReadOnlyAwk(args: readonly string[], kinds: readonly ArgKind[]): boolean {

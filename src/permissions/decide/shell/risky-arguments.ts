@@ -1,6 +1,6 @@
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { isDynamicWord } from './shell-contract.ts';
-import { userChangingWrappers } from '../../../shell/index.ts';
+import { lessValueOverrun, userChangingWrappers } from '../../../shell/index.ts';
 
 /**
  * Arguments that turn an ordinary-looking command into "run this program" or "write that file".
@@ -131,7 +131,8 @@ export function awkCheck(args: readonly string[]): string | undefined {
     if (/^-[bcCghMnNOPrsStV]*[odp]/.test(arg) || /^--(pretty-print|dump-variables|profile)(=|$)/.test(arg))
       return `awk ${arg} writes a file`;
   }
-  const risky = /\bsystem\b|\bgetline\b|\|&?|\bENVIRON\b|\bPROCINFO\b|@/;
+  // SYMTAB (gawk) reaches ARGV, ARGC and ENVIRON by a name computed at run time.
+  const risky = /\bsystem\b|\bgetline\b|\|&?|\bENVIRON\b|\bPROCINFO\b|\bSYMTAB\b|@/;
   for (const arg of args) {
     if (arg.startsWith('-')) continue;
     if (risky.test(arg.replaceAll('||', ' ')) || (/\bprintf?\b/.test(arg) && arg.includes('>')))
@@ -261,12 +262,9 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   sftp: { short: ['o', 'F', 'S', 'D', 'b'] },
   rsync: { short: ['e'], long: ['--rsh', '--rsync-path'] },
   sed: { check: sedCheck },
-  less: {
-    check: (args) =>
-      args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) &&
-      'less can run commands, read key bindings that set its environment, or write logs',
-  },
-  more: { check: (args) => args.find((arg) => arg.startsWith('+')) && 'more can run commands' },
+  less: { check: lessCheck },
+  // On macOS and some other systems `more` is less.
+  more: { check: lessCheck },
   man: {
     short: ['P', 'H', 'C', 'X'],
     long: ['--pager', '--html', '--browser', '--config-file', '--gxditview'],
@@ -293,6 +291,16 @@ const riskyOptions: Readonly<Record<string, RiskyOptions>> = {
   mawk: { check: awkCheck },
   nawk: { check: awkCheck },
 };
+
+/** less's command, log and key-file options, and an attached value that runs on into more options. */
+function lessCheck(args: readonly string[]): string | undefined {
+  const word =
+    args.find((arg) => arg.startsWith('+') || /^-[A-Za-z0-9#]*[oOk]|^--(log|lessk)/i.test(arg)) ??
+    lessValueOverrun(args);
+  return word === undefined
+    ? undefined
+    : 'less can run commands, read key bindings that set its environment, or write logs';
+}
 
 /** Programs that run another command in a way a prefix rule can never vouch for. */
 const neverPrefixApproved = new Set([

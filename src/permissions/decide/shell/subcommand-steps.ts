@@ -14,6 +14,7 @@ import {
 } from './command-paths.ts';
 import { unknownGitCommand } from './git-command-names.ts';
 import { otherUserWrapper } from './risky-arguments.ts';
+import { writeTargetsKnown } from '../../../shell/index.ts';
 import {
   acceptEditsCommands,
   argumentUnderWriteDeny,
@@ -308,6 +309,91 @@ const inputFromOutside: SubcommandStep = (facts) => {
   return undefined;
 };
 
+/**
+ * What a program may write through inside its option words, when nobody modelled its outputs: the
+ * value after `=`, comma-separated parts, and what follows each letter of a short option
+ * (`-o.git/config`, `-Wl,-o,.git/x`). Its separate words are already among the paths it names.
+ */
+function attachedOutputs(args: readonly string[]): string[] {
+  const words: string[] = [];
+  for (const word of args) {
+    if (!word.startsWith('-') || word.length < 3) continue;
+    const equals = word.indexOf('=');
+    if (equals !== -1) words.push(...word.slice(equals + 1).split(','));
+    if (word.startsWith('--')) continue;
+    for (let at = 2; at < word.length; at++) {
+      words.push(word.slice(at));
+      const code = word.charCodeAt(at - 1);
+      const alphanumeric =
+        (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+      if (!alphanumeric) break;
+    }
+    if (word.includes(',')) words.push(...word.split(','));
+  }
+  return words;
+}
+
+/**
+ * Why writing this path needs a person. Only the protected-name table, which costs no system call;
+ * a custom core.hooksPath directory is left to the sandbox for these programs.
+ */
+function protectedReason(path: { lexical: string; physical: string }): string | undefined {
+  return protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
+}
+
+/** Bare words already judged by {@link mayNameProtected}: the same few words recur on every call. */
+const protectedWords = new Map<string, boolean>();
+
+/** Whether a word could name a protected path once resolved (see {@link namesProtectedPath}). */
+function mayNameProtected(word: string): boolean {
+  if (word.includes('/') || word.startsWith('.') || word.startsWith('~')) return true;
+  let known = protectedWords.get(word);
+  if (known === undefined) {
+    known = protectedPathReason(word) !== undefined;
+    if (protectedWords.size >= 4096) protectedWords.clear();
+    protectedWords.set(word, known);
+  }
+  return known;
+}
+
+/**
+ * An allow rule covers what a command does, but a program whose outputs the engine does not know
+ * (`xxd IN OUT`, `gcc -o OUT`, `shuf -o`, `iconv -o`, `split IN PREFIX`, `openssl -out`) may write
+ * any path it names. When a rule would allow such a command and one of its words names a protected
+ * path (a git hook or configuration, a shell start-up file, agent instructions), a person decides:
+ * `Bash(gcc *)` is about compiling, not about `gcc -o .git/hooks/pre-commit x.c`.
+ */
+const namesProtectedPath: SubcommandStep = (facts) => {
+  const { subcommand, context } = facts;
+  if (subcommand.readOnly || !facts.allowMaySpeak()) return undefined;
+  const program = subcommand.argv[0] ?? '';
+  if (writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) || !facts.allowRule()) return undefined;
+  const { workspace } = context;
+  const named = (path: { lexical: string; physical: string }, reason: string) =>
+    ask(
+      'safety',
+      `${facts.label} is not read-only and names ${describePath(path)}, which is protected (${reason}); what it writes is not known`,
+      { classifierApprovable: false },
+    );
+  // The paths it names are resolved (system calls) only when a word could reach a protected one:
+  // a path with a directory, a dot or home prefix, or a protected name (`npm run build` has none).
+  const args = subcommand.argv.slice(1);
+  if (args.some(mayNameProtected))
+    for (const path of facts.reads().readPaths) {
+      const reason = protectedReason(path);
+      if (reason) return named(path, reason);
+    }
+  for (const word of attachedOutputs(args)) {
+    if (word === '' || word === '-') continue;
+    const expanded = expandHome(word, workspace.home, false);
+    const path = expanded === undefined ? undefined : resolveFrom(expanded, subcommand, workspace);
+    if (path === undefined || isUnresolvable(path)) continue;
+    const reason = protectedReason(path);
+    if (reason) return named(path, reason);
+  }
+  return undefined;
+};
+
 const shellAllowRule: SubcommandStep = (facts) => {
   const rule = facts.allowMaySpeak() ? facts.allowRule() : undefined;
   if (!rule) return undefined;
@@ -370,6 +456,12 @@ const runsInUnknownDirectory: SubcommandStep = (facts) =>
     ? workspaceAsk(facts, 'runs in a directory only known when it runs')
     : undefined;
 
+/**
+ * Files a command opens without naming them (awk's ARGV, `wc --files0-from`, `file -f`, `xargs`) may
+ * lie anywhere, and, like a named read outside, that is not what a command's allow rule answers:
+ * `Bash(awk *)` is about awk, not about `awk 'BEGIN{ARGV[1]="/home/u/.ssh/id_rsa";ARGC=2}1'`. So it
+ * asks before allow rules as well as for read-only commands.
+ */
 const hiddenRead: SubcommandStep = (facts) => {
   const hidden = facts.subcommand.indirectReads?.find((read) => read.outside);
   return hidden
@@ -464,17 +556,18 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   { name: 'an indirect read could dodge a read deny rule', check: indirectRead },
   { name: 'a read that cannot be checked against read deny rules', check: uncheckableRead },
   { name: 'a read outside the working directories', check: readsOutsideBeforeAllowRules },
+  { name: 'reads files its words do not name, which may lie outside', check: hiddenRead },
   { name: 'input from outside for a program that opens nothing itself', check: inputFromOutside },
   {
     name: 'a pattern the shell expands outside for a program that opens nothing itself',
     check: patternListsOutside,
   },
   { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
+  { name: 'an allow rule, but it names a protected path it may write', check: namesProtectedPath },
   { name: 'an allow rule on the command', check: shellAllowRule },
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
   { name: 'writes nothing allowed', check: remainingWrites },
   { name: 'read-only: runs in an unknown directory', check: readOnly(runsInUnknownDirectory) },
-  { name: 'read-only: reads files its words do not name', check: readOnly(hiddenRead) },
   { name: 'read-only: `..` after a symbolic link', check: readOnly(ambiguousRead) },
   { name: 'read-only: a pattern whose matches were not all checked', check: readOnly(uncheckedPattern) },
   { name: 'read-only: links under a directory too big to check', check: readOnly(uncheckedLinks) },
