@@ -344,7 +344,7 @@ function protectedReason(path: { lexical: string; physical: string }): string | 
 /** Bare words already judged by {@link mayNameProtected}: the same few words recur on every call. */
 const protectedWords = new Map<string, boolean>();
 
-/** Whether a word could name a protected path once resolved (see {@link namesProtectedPath}). */
+/** Whether a word could name a protected path once resolved (see {@link allowedNamesProtectedPath}). */
 function mayNameProtected(word: string): boolean {
   if (word.includes('/') || word.startsWith('.') || word.startsWith('~')) return true;
   let known = protectedWords.get(word);
@@ -363,7 +363,7 @@ function mayNameProtected(word: string): boolean {
  * path (a git hook or configuration, a shell start-up file, agent instructions), a person decides:
  * `Bash(gcc *)` is about compiling, not about `gcc -o .git/hooks/pre-commit x.c`.
  */
-const namesProtectedPath: SubcommandStep = (facts) => {
+const allowedNamesProtectedPath: SubcommandStep = (facts) => {
   const { subcommand, context } = facts;
   if (subcommand.readOnly || !facts.allowMaySpeak()) return undefined;
   const program = subcommand.argv[0] ?? '';
@@ -563,7 +563,7 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
     check: patternListsOutside,
   },
   { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
-  { name: 'an allow rule, but it names a protected path it may write', check: namesProtectedPath },
+  { name: 'an allow rule, but it names a protected path it may write', check: allowedNamesProtectedPath },
   { name: 'an allow rule on the command', check: shellAllowRule },
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
   { name: 'writes nothing allowed', check: remainingWrites },
