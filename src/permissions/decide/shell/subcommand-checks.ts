@@ -619,10 +619,19 @@ export function protectedPiece(
  * blanks, quotes and shell operators, judged as {@link protectedPiece} judges one word.
  */
 export function protectedPathInText(command: string): { piece: string; reason: string } | undefined {
-  for (const token of command.split(/[\s;&|<>()`"'\\]+/)) {
-    if (!token.includes('.')) continue;
-    const named = protectedPiece(token);
+  // Only words holding a `.` can be judged protected: find each from its dot instead of splitting
+  // the whole text (a command too complex to parse may be a megabyte long).
+  for (let dot = command.indexOf('.'); dot !== -1; ) {
+    let start = dot;
+    while (start > 0 && !textSeparator.test(command.charAt(start - 1))) start--;
+    let end = dot + 1;
+    while (end < command.length && !textSeparator.test(command.charAt(end))) end++;
+    const named = protectedPiece(command.slice(start, end));
     if (named) return named;
+    dot = command.indexOf('.', end);
   }
   return undefined;
 }
+
+/** What separates the words of {@link protectedPathInText}: blanks, quotes and shell operators. */
+const textSeparator = /[\s;&|<>()`"'\\]/;
