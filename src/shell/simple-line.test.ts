@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadShellParser, parseBashSyntax, parseBashSyntaxWithClasses, shellParseCount } from './parser.ts';
-import { type SyntaxNode, simpleCommandSyntax, typesWithFields } from './syntax-node.ts';
+import { dumpSyntaxNode } from '../../test/shell/syntax-dump.ts';
+import { simpleCommandSyntax } from './syntax-node.ts';
 
 /**
  * A line that is one plain command is read without the grammar (`simpleCommandSyntax`). The
@@ -10,38 +11,17 @@ import { type SyntaxNode, simpleCommandSyntax, typesWithFields } from './syntax-
  * the grammar.
  */
 
-const fieldNames = ['name', 'value', 'argument', 'redirect', 'body', 'operator', 'left', 'right'];
-
-/** Everything the analysis can read of a node, as plain data. */
-function dump(node: SyntaxNode): unknown {
-  return {
-    id: node.id,
-    type: node.type,
-    isNamed: node.isNamed,
-    startIndex: node.startIndex,
-    endIndex: node.endIndex,
-    text: node.text,
-    childCount: node.childCount,
-    namedChildCount: node.namedChildCount,
-    named: node.namedChildren.map((child) => child.id),
-    fields: typesWithFields.has(node.type)
-      ? fieldNames.map((field) => node.childForFieldName(field)?.id ?? null)
-      : [],
-    children: node.children.map(dump),
-  };
-}
-
 /** The grammar's tree of `line`, copied. */
 function grammarTree(line: string, maxNodes = 50_000): unknown {
   const outcome = parseBashSyntaxWithClasses(line, maxNodes);
-  return outcome.kind === 'root' ? dump(outcome.root) : outcome.kind;
+  return outcome.kind === 'root' ? dumpSyntaxNode(outcome.root) : outcome.kind;
 }
 
 /** Asserts that the fast read of `line`, when it reads it, is the grammar's tree. */
 function expectGrammarTree(line: string): boolean {
   const fast = simpleCommandSyntax(line, 50_000);
   if (fast === undefined) return false;
-  expect(dump(fast), JSON.stringify(line)).toEqual(grammarTree(line));
+  expect(dumpSyntaxNode(fast), JSON.stringify(line)).toEqual(grammarTree(line));
   return true;
 }
 
@@ -183,6 +163,6 @@ describe('simpleCommandSyntax', () => {
     const before = shellParseCount();
     const outcome = parseBashSyntax('npm run build', 50_000);
     expect(shellParseCount()).toBe(before + 1);
-    expect(outcome.kind === 'root' && dump(outcome.root)).toEqual(grammarTree('npm run build'));
+    expect(outcome.kind === 'root' && dumpSyntaxNode(outcome.root)).toEqual(grammarTree('npm run build'));
   });
 });

@@ -10,7 +10,7 @@ import {
   type SyntaxOutcome,
   shellParseCount,
 } from './parser.ts';
-import { type SyntaxNode, typesWithFields } from './syntax-node.ts';
+import { dumpSyntaxNode } from '../../test/shell/syntax-dump.ts';
 
 /** Every Bash command of the permission corpus and the security sample. */
 function corpusCommands(): string[] {
@@ -31,27 +31,8 @@ function corpusCommands(): string[] {
   return commands;
 }
 
-const fieldNames = ['name', 'value', 'argument', 'redirect', 'body', 'operator', 'left', 'right'];
-
-/** Everything the analysis can read of a copied node, as plain data. */
-function dump(node: SyntaxNode): unknown {
-  return {
-    id: node.id,
-    type: node.type,
-    isNamed: node.isNamed,
-    startIndex: node.startIndex,
-    endIndex: node.endIndex,
-    text: node.text,
-    named: node.namedChildren.map((child) => child.id),
-    fields: typesWithFields.has(node.type)
-      ? fieldNames.map((field) => node.childForFieldName(field)?.id ?? null)
-      : [],
-    children: node.children.map(dump),
-  };
-}
-
 function dumpOutcome(outcome: SyntaxOutcome): unknown {
-  return outcome.kind === 'root' ? { kind: 'root', root: dump(outcome.root) } : outcome;
+  return outcome.kind === 'root' ? { kind: 'root', root: dumpSyntaxNode(outcome.root) } : outcome;
 }
 
 /** Asserts the direct path and web-tree-sitter's classes give the same outcome and tree for `command`. */
