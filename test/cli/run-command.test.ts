@@ -7,21 +7,25 @@ import { anthropicSse, type LoopbackServer, openaiSse, startLoopbackServer } fro
 
 const bin = resolve(import.meta.dirname, '../../bin/efferent.js');
 let workspace: string;
+/** The user's home: a folder of its own, since a home inside the project is refused as one it chose. */
+let home: string;
 let server: LoopbackServer | undefined;
 
 beforeEach(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'efferent-run-'));
+  home = await mkdtemp(join(tmpdir(), 'efferent-home-'));
   await writeFile(join(workspace, 'notes.txt'), 'the answer is 42\n');
 });
 afterEach(async () => {
   await server?.close();
   server = undefined;
   await rm(workspace, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
 });
 
 /** A clean environment: no real keys, no user settings, only what the test sets. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env['PATH'], HOME: workspace, NO_COLOR: '1', ...extra };
+  return { PATH: process.env['PATH'], HOME: home, NO_COLOR: '1', ...extra };
 }
 
 function start(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {

@@ -7,14 +7,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionText, startOnTerminal, startWithPipes } from './terminal-harness.ts';
 
 let workspace: string;
+/** The user's home: a folder of its own, since a home inside the project is refused as one it chose. */
+let home: string;
 let outside: string;
 
 beforeEach(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'efferent-tty-'));
+  home = await mkdtemp(join(tmpdir(), 'efferent-home-'));
   outside = await mkdtemp(join(tmpdir(), 'efferent-outside-'));
 });
 afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
   await rm(outside, { recursive: true, force: true });
 });
 
@@ -36,7 +40,7 @@ function isRunning(text: string): boolean {
   return false;
 }
 
-const env = () => ({ HOME: workspace, EFFERENT_HOME: workspace });
+const env = () => ({ HOME: home, EFFERENT_HOME: home });
 
 describe('interactive permission prompts on a real terminal', { timeout: 90_000 }, () => {
   it('input typed before a prompt was shown never answers it', async () => {

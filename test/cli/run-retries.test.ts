@@ -8,14 +8,18 @@ import { anthropicSse, type LoopbackServer, type Reply, startLoopbackServer } fr
 import { runEfferent } from './run-efferent.ts';
 
 let workspace: string;
+/** The user's home: a folder of its own, since a home inside the project is refused as one it chose. */
+let home: string;
 let server: LoopbackServer | undefined;
 beforeEach(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'efferent-retry-'));
+  home = await mkdtemp(join(tmpdir(), 'efferent-home-'));
 });
 afterEach(async () => {
   await server?.close();
   server = undefined;
   await rm(workspace, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
 });
 
 const overloaded: Reply = {
@@ -39,7 +43,7 @@ function run(args: string[], env: Record<string, string> = {}) {
       ...args,
     ],
     workspace,
-    workspace,
+    home,
     { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server?.url ?? '', ...env },
   );
 }

@@ -8,16 +8,20 @@ import { anthropicSse, type LoopbackServer, startLoopbackServer } from '../provi
 const bin = resolve(import.meta.dirname, '../../bin/efferent.js');
 const fixture = resolve(import.meta.dirname, 'fixtures/claude-stream-json.jsonl');
 let workspace: string;
+/** The user's home: a folder of its own, since a home inside the project is refused as one it chose. */
+let home: string;
 let server: LoopbackServer | undefined;
 
 beforeEach(async () => {
   workspace = await mkdtemp(join(tmpdir(), 'efferent-sj-'));
+  home = await mkdtemp(join(tmpdir(), 'efferent-home-'));
   await writeFile(join(workspace, 'notes.txt'), 'the answer is 42\n');
 });
 afterEach(async () => {
   await server?.close();
   server = undefined;
   await rm(workspace, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
 });
 
 interface Run {
@@ -30,7 +34,7 @@ interface Run {
 function efferent(args: string[], stdin = '', shellPipe?: string): Promise<Run> {
   const env = {
     PATH: process.env['PATH'],
-    HOME: workspace,
+    HOME: home,
     NO_COLOR: '1',
     ANTHROPIC_API_KEY: 'sk-test',
     ANTHROPIC_BASE_URL: server?.url ?? '',
