@@ -1,5 +1,6 @@
 import { dashedGitSpelling } from './git-command-names.ts';
 import { npmCanonicalSpellings } from './npm-command-names.ts';
+import { firstWordOf } from '../../rules/shell-pattern.ts';
 import { type AnalyzedSubcommandLike, isDynamicWord } from './shell-contract.ts';
 
 /**
@@ -62,6 +63,30 @@ export function denySpellings(subcommand: AnalyzedSubcommandLike): string[] {
   spellings.add(subcommand.text.trim());
   if (subcommand.sourceText !== undefined) spellings.add(subcommand.sourceText.trim());
   return [...spellings];
+}
+
+/**
+ * The first word of every spelling {@link denySpellings} gives, found without building them: the
+ * program's spellings (as written and quoted) from the unwrapped and raw words, `git` for a dashed
+ * git program, and the first word of the text and of the source text. A rule index that files no rule
+ * under any of these words cannot match any of the spellings.
+ */
+export function denySpellingFirstWords(subcommand: AnalyzedSubcommandLike): string[] {
+  const words: string[] = [];
+  for (const list of [subcommand.argv, subcommand.rawArgv]) {
+    const first = list[0];
+    if (first === undefined) continue;
+    const stripped = first.replace(/^[\\=]+/, '');
+    for (const program of [first, basenameOf(first), stripped, basenameOf(stripped)]) {
+      if (program === '') continue;
+      words.push(firstWordOf(program), firstWordOf(quoteWord(program)));
+    }
+  }
+  // `npm` spellings start with the program's own name, pushed above; dashed git ones with `git`.
+  if (dashedGitSpelling(subcommand.argv)) words.push('git');
+  words.push(firstWordOf(subcommand.text.trim()));
+  if (subcommand.sourceText !== undefined) words.push(firstWordOf(subcommand.sourceText.trim()));
+  return words;
 }
 
 /**

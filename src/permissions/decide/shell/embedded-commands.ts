@@ -67,8 +67,14 @@ function commandTextTokenings(word: string): string[][] {
   return unquoted === text ? [split(text)] : [split(text), split(unquoted)];
 }
 
-/** Text spellings of the commands this subcommand's arguments may run. */
-export function embeddedCommandSpellings(subcommand: AnalyzedSubcommandLike): string[] {
+/**
+ * Text spellings of the commands this subcommand's arguments may run. With `mayMatch`, only those
+ * whose program name (their first word) a rule could match are made.
+ */
+export function embeddedCommandSpellings(
+  subcommand: AnalyzedSubcommandLike,
+  mayMatch?: (program: string) => boolean,
+): string[] {
   const argv = subcommand.argv;
   const spellings = new Set<string>();
   const addSpelling = (program: string, rest: readonly string[]) => {
@@ -76,7 +82,7 @@ export function embeddedCommandSpellings(subcommand: AnalyzedSubcommandLike): st
     // binary directory (`/usr/bin/rm`, `/proc/self/root/bin/rm`).
     if (program.includes('/') && !systemBinary.test(program)) return;
     const name = program.slice(program.lastIndexOf('/') + 1);
-    if (name === '') return;
+    if (name === '' || (mayMatch !== undefined && !mayMatch(name))) return;
     spellings.add([name, ...rest].join(' '));
     spellings.add([name, ...rest.map(quoteWord)].join(' '));
   };

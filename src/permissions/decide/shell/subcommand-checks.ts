@@ -437,7 +437,11 @@ export function embeddedRuleMatch(
 ): AskVerdict | undefined {
   const { deny, ask: askRules } = context.shellRules;
   if (deny.size === 0 && askRules.size === 0) return undefined;
-  const spellings = embeddedCommandSpellings(subcommand);
+  // A spelling's first word is its program's name: only names some rule is filed under are spelled.
+  const spellings = embeddedCommandSpellings(
+    subcommand,
+    (name) => deny.mayMatchFirstWord(name) || askRules.mayMatchFirstWord(name),
+  );
   if (spellings.length === 0) return undefined;
   const found = deny.findEntry(spellings) ?? askRules.findEntry(spellings);
   if (found) {

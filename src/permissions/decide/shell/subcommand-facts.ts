@@ -12,6 +12,7 @@ import {
 import {
   canonicalCommandText,
   canonicalTextWithEnv,
+  denySpellingFirstWords,
   denySpellings,
   subcommandLabel,
 } from './command-text.ts';
@@ -62,7 +63,6 @@ export interface ReadFacts {
 export class SubcommandFacts {
   readonly subcommand: AnalyzedSubcommandLike;
   readonly label: string;
-  readonly spellings: string[];
   /** False for commands that do not open their arguments as files (`echo`, `test`). */
   readonly reading: boolean;
   // Computed on first use (`unset` until then: undefined is a valid answer).
@@ -71,6 +71,7 @@ export class SubcommandFacts {
   private envClasses: { dangerous: boolean; allSafe: boolean } | undefined;
   private riskyArgument: string | undefined | typeof unset = unset;
   private matchingAllowRule: PermissionRule | undefined | typeof unset = unset;
+  private denyAndAskSpellings: string[] | undefined;
 
   constructor(
     subcommand: AnalyzedSubcommandLike,
@@ -78,8 +79,21 @@ export class SubcommandFacts {
   ) {
     this.subcommand = withKnownCwd(subcommand, context.workspace);
     this.label = subcommandLabel(this.subcommand);
-    this.spellings = denySpellings(this.subcommand);
     this.reading = !nonReadingCommands.has(this.subcommand.argv[0] ?? '');
+  }
+
+  /**
+   * The spellings deny and ask rules are tried against ({@link denySpellings}); none when neither
+   * rule list files a rule under any of their first words, since then no spelling could match.
+   */
+  get spellings(): string[] {
+    if (this.denyAndAskSpellings === undefined) {
+      const { deny, ask } = this.context.shellRules;
+      const firstWords = denySpellingFirstWords(this.subcommand);
+      const mayMatch = firstWords.some((word) => deny.mayMatchFirstWord(word) || ask.mayMatchFirstWord(word));
+      this.denyAndAskSpellings = mayMatch ? denySpellings(this.subcommand) : [];
+    }
+    return this.denyAndAskSpellings;
   }
 
   reads(): ReadFacts {

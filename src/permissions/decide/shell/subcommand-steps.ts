@@ -35,8 +35,9 @@ import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
 
-const shellDenyRule: SubcommandStep = ({ context, spellings, label }) => {
-  const rule = context.shellRules.deny.find(spellings);
+const shellDenyRule: SubcommandStep = (facts) => {
+  const { context, label } = facts;
+  const rule = context.shellRules.deny.find(facts.spellings);
   if (!rule) return undefined;
   return {
     behavior: 'deny',
@@ -168,8 +169,9 @@ function recordsOnly(argv: readonly string[]): boolean {
   return false;
 }
 
-const shellAskRule: SubcommandStep = ({ context, spellings, label }) => {
-  const rule = context.shellRules.ask.find(spellings);
+const shellAskRule: SubcommandStep = (facts) => {
+  const { context, label } = facts;
+  const rule = context.shellRules.ask.find(facts.spellings);
   if (!rule) return undefined;
   return ask('rule', `${label} matches ${describeRule(rule)}`, {
     rule,
