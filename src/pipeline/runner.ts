@@ -88,33 +88,32 @@ async function* runStages(
   options: RunToolUseOptions | undefined,
 ): AsyncGenerator<ProgressEvent, Terminal> {
   const toolUseId = block.id;
-  const fail = (failure: CallFailure): Terminal => failureTerminal(toolUseId, failure);
   const transcriptPath = deps.transcriptPath?.(context);
   const pathOption = transcriptPath === undefined ? {} : { transcriptPath };
   const { hooks } = deps;
 
   const lookup = lookupTool(block.name, deps.tools, deps.allTools); // 1
-  if (!lookup.ok) return fail(lookup.failure);
+  if (!lookup.ok) return failureTerminal(toolUseId, lookup.failure);
   const tool = lookup.value;
   found(tool);
 
   const aborted = checkAbort(context); // 2
-  if (aborted) return fail(aborted);
+  if (aborted) return failureTerminal(toolUseId, aborted);
 
   const deferred = deps.deferred;
   const isDeferred = deferred?.isDeferred ? deferred.isDeferred(tool.name) : tool.shouldDefer;
   const schemaNotLoaded = isDeferred && deferred !== undefined && !deferred.isLoaded(tool.name);
-  if (schemaNotLoaded && deferred?.isDeferred) return fail(deferredNotLoaded(tool)); // 3
+  if (schemaNotLoaded && deferred?.isDeferred) return failureTerminal(toolUseId, deferredNotLoaded(tool)); // 3
   // The executor prepared this call from `block.input` to schedule it: the same parse, reused.
   const adopted = options?.prepared?.tool === tool ? options.prepared : undefined;
   const parsed = adopted
     ? { ok: true as const, value: adopted.input }
     : validateSchema(tool, block.input, { schemaNotLoaded }); // 3
-  if (!parsed.ok) return fail(parsed.failure);
+  if (!parsed.ok) return failureTerminal(toolUseId, parsed.failure);
   let input = parsed.value;
 
   const semantic = await validateSemantics(tool, input, context); // 4
-  if (!semantic.ok) return fail(semantic.failure);
+  if (!semantic.ok) return failureTerminal(toolUseId, semantic.failure);
 
   startClassifier(deps.classifierStart, tool, input, context); // 5
   let observable = backfillInput(tool, input, context); // 6
@@ -132,7 +131,7 @@ async function* runStages(
     ...pathOption,
   }); // 7
   if (!pre.ok) {
-    if (pre.failure.deniedReason === undefined) return fail(pre.failure);
+    if (pre.failure.deniedReason === undefined) return failureTerminal(toolUseId, pre.failure);
     // A PreToolUse block denies the call: PermissionDenied hooks hear about it as about any denial.
     const denial = await handleDenial({
       hooks,
@@ -145,7 +144,7 @@ async function* runStages(
       prepared,
       ...pathOption,
     }); // 9
-    return fail({
+    return failureTerminal(toolUseId, {
       ...pre.failure,
       message: denial.message,
       additionalContext: [...(pre.failure.additionalContext ?? []), ...denial.additionalContext],
@@ -156,12 +155,12 @@ async function* runStages(
     // A rewritten input is a new call: checked, prepared and decided again.
     input = pre.value.input;
     const recheck = await validateSemantics(tool, input, context);
-    if (!recheck.ok) return fail({ ...recheck.failure, additionalContext: context7 });
+    if (!recheck.ok) return failureTerminal(toolUseId, { ...recheck.failure, additionalContext: context7 });
     observable = backfillInput(tool, input, context);
     prepared = prepareCall(tool, input, context, prepared).withObservableInput(observable);
   }
   if (context.run.abortController.signal.aborted)
-    return fail({ ...abortedFailure(), additionalContext: context7 });
+    return failureTerminal(toolUseId, { ...abortedFailure(), additionalContext: context7 });
 
   const permission = await resolvePermission({
     resolver: deps.resolvePermission,
@@ -185,7 +184,7 @@ async function* runStages(
       prepared,
       ...pathOption,
     }); // 9
-    return fail({
+    return failureTerminal(toolUseId, {
       ...permission.failure,
       message: denial.message,
       additionalContext: [...context7, ...denial.additionalContext],
@@ -230,7 +229,7 @@ async function* runStages(
     failure.additionalContext = [...context7, ...failureHooks.additionalContext];
     failure.feedback = failureHooks.feedback;
     if (failureHooks.stopReason !== undefined) failure.stopReason = failureHooks.stopReason;
-    return fail(failure);
+    return failureTerminal(toolUseId, failure);
   }
 
   let result = await budgetResult(deps.budget, tool, mapOutput(tool, called.result.data, toolUseId)); // 11

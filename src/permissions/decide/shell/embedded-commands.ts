@@ -67,6 +67,45 @@ function commandTextTokenings(word: string): string[][] {
   return unquoted === text ? [split(text)] : [split(text), split(unquoted)];
 }
 
+/** A program name and the words after it, as deny and ask rules read them (plain and quoted). */
+function addSpelling(
+  spellings: Set<string>,
+  program: string,
+  rest: readonly string[],
+  mayMatch: ((program: string) => boolean) | undefined,
+): void {
+  // A word with a slash is a file argument far more often than a program, unless it names a system
+  // binary directory (`/usr/bin/rm`, `/proc/self/root/bin/rm`).
+  if (program.includes('/') && !systemBinary.test(program)) return;
+  const name = program.slice(program.lastIndexOf('/') + 1);
+  if (name === '' || (mayMatch !== undefined && !mayMatch(name))) return;
+  spellings.add([name, ...rest].join(' '));
+  spellings.add([name, ...rest.map(quoteWord)].join(' '));
+}
+
+/** Every suffix of `words` from `from` on that starts at a plausible program name. */
+function addSuffixes(
+  spellings: Set<string>,
+  words: readonly string[],
+  from: number,
+  attached: boolean,
+  mayMatch: ((program: string) => boolean) | undefined,
+): void {
+  for (let index = from; index < words.length; index++) {
+    const word = words[index] ?? '';
+    const rest = words.slice(index + 1);
+    // `-Srm -rf x`: a short option (or a cluster of them) with the command attached as its value.
+    if (attached && /^-[A-Za-z0-9]/.test(word)) {
+      for (let start = 2; start < word.length; start++) {
+        const value = word.slice(start);
+        if (programWord.test(value) && !value.startsWith('-')) addSpelling(spellings, value, rest, mayMatch);
+      }
+    }
+    if (word.startsWith('-') || word.includes('=') || !programWord.test(word)) continue;
+    addSpelling(spellings, word.replace(/^[\\=]+/, ''), rest, mayMatch);
+  }
+}
+
 /**
  * Text spellings of the commands this subcommand's arguments may run. With `mayMatch`, only those
  * whose program name (their first word) a rule could match are made.
@@ -77,34 +116,11 @@ export function embeddedCommandSpellings(
 ): string[] {
   const argv = subcommand.argv;
   const spellings = new Set<string>();
-  const addSpelling = (program: string, rest: readonly string[]) => {
-    // A word with a slash is a file argument far more often than a program, unless it names a system
-    // binary directory (`/usr/bin/rm`, `/proc/self/root/bin/rm`).
-    if (program.includes('/') && !systemBinary.test(program)) return;
-    const name = program.slice(program.lastIndexOf('/') + 1);
-    if (name === '' || (mayMatch !== undefined && !mayMatch(name))) return;
-    spellings.add([name, ...rest].join(' '));
-    spellings.add([name, ...rest.map(quoteWord)].join(' '));
-  };
-  const addSuffixes = (words: readonly string[], from: number, attached: boolean) => {
-    for (let index = from; index < words.length; index++) {
-      const word = words[index] ?? '';
-      const rest = words.slice(index + 1);
-      // `-Srm -rf x`: a short option (or a cluster of them) with the command attached as its value.
-      if (attached && /^-[A-Za-z0-9]/.test(word)) {
-        for (let start = 2; start < word.length; start++) {
-          const value = word.slice(start);
-          if (programWord.test(value) && !value.startsWith('-')) addSpelling(value, rest);
-        }
-      }
-      if (word.startsWith('-') || word.includes('=') || !programWord.test(word)) continue;
-      addSpelling(word.replace(/^[\\=]+/, ''), rest);
-    }
-  };
-  addSuffixes(argv, subcommandClis.has(argv[0] ?? '') ? 2 : 1, false);
+  addSuffixes(spellings, argv, subcommandClis.has(argv[0] ?? '') ? 2 : 1, false, mayMatch);
   // Settings in the environment name commands too (`PAGER='rm x' git -p log`, `GIT_EXTERNAL_DIFF=…`).
-  const texts = [...argv.slice(1).filter((word) => commandTextWord.test(word))];
+  const texts = argv.slice(1).filter((word) => commandTextWord.test(word));
   for (const variable of subcommand.envVars) texts.push(variable.value);
-  for (const word of texts) for (const tokens of commandTextTokenings(word)) addSuffixes(tokens, 0, true);
+  for (const word of texts)
+    for (const tokens of commandTextTokenings(word)) addSuffixes(spellings, tokens, 0, true, mayMatch);
   return [...spellings];
 }
