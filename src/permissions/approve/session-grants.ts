@@ -25,7 +25,7 @@ export class SessionGrants {
   private readonly sessionRules: PermissionRule[] = [];
   private readonly sessionDirectories: string[] = [];
   private currentRules: { sessionCount: number; rules: RuleSet } | undefined;
-  private currentWorkspace: { key: string; workspace: Workspace } | undefined;
+  private currentWorkspace: { key: readonly string[]; workspace: Workspace } | undefined;
 
   constructor(
     private readonly baseRules: RuleSet,
@@ -66,17 +66,24 @@ export class SessionGrants {
       ...(options.settings?.additionalDirectories ?? []),
       ...this.sessionDirectories,
     ];
-    const key = JSON.stringify([context.run.cwd, context.run.projectRoot, home, additionalDirectories]);
-    if (this.currentWorkspace?.key !== key) {
-      const workspace = createWorkspace({
-        cwd: context.run.cwd,
-        projectRoot: context.run.projectRoot,
-        home,
-        additionalDirectories,
-        ...(options.realpath ? { realpath: options.realpath } : {}),
-      });
-      this.currentWorkspace = { key, workspace };
-    }
-    return this.currentWorkspace.workspace;
+    const key = [context.run.cwd, context.run.projectRoot, home, ...additionalDirectories];
+    const current = this.currentWorkspace;
+    if (current !== undefined && sameWords(current.key, key)) return current.workspace;
+    const workspace = createWorkspace({
+      cwd: context.run.cwd,
+      projectRoot: context.run.projectRoot,
+      home,
+      additionalDirectories,
+      ...(options.realpath ? { realpath: options.realpath } : {}),
+    });
+    this.currentWorkspace = { key, workspace };
+    return workspace;
   }
+}
+
+/** Whether two lists hold the same strings in the same order. */
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
