@@ -22,6 +22,7 @@ import {
   evaluateUrlTarget,
   type TargetFlowContext,
 } from './target-flows.ts';
+import { powerShellRuleVerdict } from './shell/powershell-rules.ts';
 import type { Verdict } from './verdict.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -246,6 +247,17 @@ function bashFlowContext(request: EvaluationRequest, shell: ShellAnalyzer, rules
   return context;
 }
 
+/** PowerShell deny and ask rules tried on the text of a command no analyser reads. */
+function unanalysedRuleVerdict(
+  request: EvaluationRequest,
+  target: Extract<PermissionTarget, { kind: 'command' }>,
+  rules: RuleIndex,
+): Verdict | undefined {
+  if (target.shell !== 'powershell') return undefined;
+  const { shellRules } = subcommandRuleLists(request.input, 'PowerShell', request.workspace, rules);
+  return powerShellRuleVerdict(target.command, shellRules);
+}
+
 function commandVerdict(
   request: EvaluationRequest,
   target: Extract<PermissionTarget, { kind: 'command' }>,
@@ -259,14 +271,14 @@ function commandVerdict(
           bashFlowContext(request, request.shell, rules),
           target.analysis,
         )
-      : {
+      : (unanalysedRuleVerdict(request, target, rules) ?? {
           behavior: 'ask',
           kind: 'analysis',
           reason: 'no shell analyser is available to check the command',
           classifierApprovable: true,
           steps: [],
           suggestions: [],
-        };
+        });
   // Bypass may settle an analysis ask only when no shell deny/ask rule could have been dodged.
   if (
     verdict.behavior === 'ask' &&
