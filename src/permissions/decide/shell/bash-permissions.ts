@@ -6,7 +6,8 @@ import {
   suggestRule,
 } from './check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
-import { ask, protectedPathInText } from './subcommand-checks.ts';
+import { ask } from './subcommand-checks.ts';
+import { protectedPathInText } from './protected-names.ts';
 import { subcommandLabel } from './command-text.ts';
 import { errorMessage, type PreparedShellAnalysis } from '../../../core/index.ts';
 import { adoptPreparedAnalysis } from '../../../shell/index.ts';
