@@ -488,6 +488,12 @@ const segmentNames: readonly string[] = [
   ),
 ];
 const escapeName = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Every name a protected path can have as one of its segments, lowercased, with concrete spellings
+ * of the name patterns: what a shell pattern (`.envr?`, `.clau*`) is compared with.
+ */
+export const protectedSegmentSpellings: readonly string[] = segmentNames;
+
 /** A segment named like one of {@link segmentNames} that does not start with a dot, anywhere in a path. */
 const undottedName = new RegExp(
   `(?:^|/)(?:${segmentNames

@@ -1,4 +1,4 @@
-import { mayBeProtectedPath } from '../../../core/protected-paths.ts';
+import { mayBeProtectedPath, protectedSegmentSpellings } from '../../../core/protected-paths.ts';
 import { type CanonicalPath, isUnresolvable, lexicalRealpath } from '../../paths/canonical-path.ts';
 import { protectedPathReason } from '../../paths/protected-paths.ts';
 import { resolveInWorkspace, type Workspace } from '../workspace.ts';
@@ -115,6 +115,10 @@ export function protectedNameInWords(
   const resolve = physical || (subcommand.cwd !== null && subcommand.cwd !== workspace.cwd);
   for (let index = 1; index < argv.length; index++) {
     const word = argv[index] ?? '';
+    if (subcommand.argKinds?.[index] === 'glob') {
+      const matched = protectedMatchOf(word);
+      if (matched) return matched;
+    }
     if (!composite.test(word)) {
       // A whole word the read analysis resolved is judged above; as written, only one with a dot or
       // a run-time value (`$PWD/.envrc`) can add to that.
@@ -152,6 +156,125 @@ const physicalReason = (path: CanonicalPath) =>
     ? protectedPathReason(path.physical)
     : undefined;
 
+/**
+ * A shell pattern whose matches may include a protected path, whether or not anything matches it
+ * now (`.envr?`, `.clau*` then `/settings.json`, `CLAUDE.m?`, `.claude/settings.jso[n]`): each segment with
+ * a wildcard is compared with every protected name (with bash's rule that a wildcard never matches
+ * a leading dot), and the path with that name in its place is judged as written. A segment that
+ * starts with `*` is left as it is: it cannot match a dotted name, and it is the everyday shape of
+ * "every file ending in …" (`src/*.js` would match `pnpmfile.js`, `*.md` would match `CLAUDE.md`).
+ */
+export function protectedMatchOf(word: string): NamedProtected | undefined {
+  if (!/[*?[]/.test(word)) return undefined;
+  const segments = word.split('/');
+  for (let at = 0; at < segments.length; at++) {
+    const segment = segments[at] ?? '';
+    if (!/[*?[]/.test(segment) || segment.startsWith('*') || /^[?]+$/.test(segment)) continue;
+    for (const name of protectedSegmentSpellings) {
+      if (!globMatches(segment, name)) continue;
+      const path = [...segments.slice(0, at), name, ...segments.slice(at + 1)].join('/');
+      const reason = protectedPathReason(path);
+      if (reason) return { piece: `${word} (it may match ${path})`, reason };
+    }
+  }
+  return undefined;
+}
+
+/** Whether a bash pattern segment matches a (lowercased) name: `*`, `?`, `[…]`, `[!…]`, case folded. */
+export function globMatches(pattern: string, name: string): boolean {
+  if (name.startsWith('.') && !pattern.startsWith('.')) return false;
+  return matchFrom(pattern.toLowerCase(), 0, name, 0);
+}
+
+function matchFrom(pattern: string, p: number, name: string, n: number): boolean {
+  while (p < pattern.length) {
+    const char = pattern.charAt(p);
+    if (char === '*') {
+      while (pattern.charAt(p) === '*') p++;
+      if (p === pattern.length) return true;
+      for (let from = n; from <= name.length; from++) if (matchFrom(pattern, p, name, from)) return true;
+      return false;
+    }
+    if (n >= name.length) return false;
+    if (char === '?') {
+      p++;
+      n++;
+      continue;
+    }
+    if (char === '[') {
+      const close = pattern.indexOf(']', p + 2);
+      if (close !== -1) {
+        let body = pattern.slice(p + 1, close);
+        const negated = body.startsWith('!') || body.startsWith('^');
+        if (negated) body = body.slice(1);
+        const target = name.charAt(n);
+        let inside = false;
+        for (let at = 0; at < body.length; at++) {
+          if (body.charAt(at + 1) === '-' && at + 2 < body.length) {
+            if (target >= body.charAt(at) && target <= body.charAt(at + 2)) inside = true;
+            at += 2;
+          } else if (body.charAt(at) === target) inside = true;
+        }
+        if (inside === negated) return false;
+        p = close + 1;
+        n++;
+        continue;
+      }
+    }
+    if (char === '\\') p++;
+    if (pattern.charAt(p) !== name.charAt(n)) return false;
+    p++;
+    n++;
+  }
+  return n === name.length;
+}
+
+/** Programs that change the directory later words of the command are resolved against. */
+const directoryChanges = new Set(['cd', 'chdir', 'pushd']);
+
+/**
+ * A directory change into a protected directory, followed by a command that is not read-only: from
+ * there every relative word, and every file it makes without naming it (`curl -O`, a build's
+ * output), lands in the protected directory. After `cd .claude; …` or `pushd .claude; …` the
+ * directory is unknown to the analysis (the change may fail), so the later command's words cannot
+ * be resolved; this asks whatever the directory turned out to be. `git add`/`git commit` only
+ * record and are excepted, as by the protected-name step.
+ */
+export function protectedDirectoryEntered(
+  subcommands: readonly AnalyzedSubcommandLike[],
+  workspace: Workspace,
+  recordsOnly: (argv: readonly string[]) => boolean,
+): { directory: string; reason: string; later: AnalyzedSubcommandLike } | undefined {
+  let entered: { directory: string; reason: string } | undefined;
+  for (const subcommand of subcommands) {
+    const { argv } = subcommand;
+    if (directoryChanges.has(argv[0] ?? '')) {
+      entered ??= protectedTarget(subcommand, workspace);
+      continue;
+    }
+    if (entered && !subcommand.readOnly && !recordsOnly(argv)) return { ...entered, later: subcommand };
+  }
+  return undefined;
+}
+
+function protectedTarget(
+  subcommand: AnalyzedSubcommandLike,
+  workspace: Workspace,
+): { directory: string; reason: string } | undefined {
+  const operands = subcommand.argv.slice(1).filter((word) => !/^-[LPe@n]*$/.test(word) || word === '-');
+  const target = operands.at(-1);
+  if (target === undefined || target === '-') return undefined;
+  const expanded = expandHome(target, workspace.home, false);
+  if (expanded === undefined) return undefined;
+  const path = resolveInWorkspace(expanded, workspace, subcommand.cwd ?? workspace.cwd);
+  if (isUnresolvable(path)) {
+    const reason = writtenReason(expanded);
+    return reason ? { directory: expanded, reason } : undefined;
+  }
+  const reason = writtenReason(path.lexical) ?? physicalReason(path);
+  return reason ? { directory: describeResolved(path), reason } : undefined;
+}
+
 const describeResolved = (path: CanonicalPath) =>
   path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
 
@@ -160,6 +283,90 @@ const describeResolved = (path: CanonicalPath) =>
  * blanks, quotes and shell operators, judged as {@link protectedPiece} judges one word.
  */
 export function protectedPathInText(command: string): NamedProtected | undefined {
+  const named = protectedPathInWords(command);
+  if (named || !quoting.test(command)) return named;
+  // The same text after the shell's quote removal: `.en''vrc`, `\.envrc`, `$'\x2eenvrc'`,
+  // `$'\056envrc'` spell `.envrc` only once quotes are removed and escapes decoded.
+  return protectedPathInWords(withoutQuotes(command));
+}
+
+/** Text that quote removal or ANSI-C decoding would change. */
+const quoting = /['"\\]/;
+
+/**
+ * The text as the shell would read its words: `$'…'` decoded (`\xHH`, `\NNN`, `\uHHHH`, `\cX` and
+ * the letter escapes), and elsewhere quotes dropped and each backslash-escaped character kept alone.
+ * Approximate where it does not matter: a quote inside the other kind is dropped too, which can only
+ * join more text into a word.
+ */
+export function withoutQuotes(command: string): string {
+  let text = '';
+  for (let at = 0; at < command.length; at++) {
+    const char = command.charAt(at);
+    if (char === '$' && command.charAt(at + 1) === "'") {
+      const decoded = ansiC(command, at + 2);
+      text += decoded.text;
+      at = decoded.end;
+      continue;
+    }
+    if (char === '\\') {
+      text += command.charAt(++at);
+      continue;
+    }
+    if (char === "'" || char === '"') continue;
+    text += char;
+  }
+  return text;
+}
+
+const letterEscapes: Readonly<Record<string, string>> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+};
+
+/** Decodes the body of `$'…'` from `start` to its closing quote (the index returned as `end`). */
+function ansiC(command: string, start: number): { text: string; end: number } {
+  let text = '';
+  let at = start;
+  for (; at < command.length; at++) {
+    const char = command.charAt(at);
+    if (char === "'") break;
+    if (char !== '\\') {
+      text += char;
+      continue;
+    }
+    const next = command.charAt(++at);
+    const digits = (pattern: RegExp, max: number) => {
+      let run = '';
+      while (run.length < max && pattern.test(command.charAt(at + 1))) run += command.charAt(++at);
+      return run;
+    };
+    if (next >= '0' && next <= '7') {
+      at--;
+      text += String.fromCodePoint(Number.parseInt(digits(/[0-7]/, 3), 8) & 0xff);
+    } else if (next === 'x') {
+      const hex = digits(/[0-9A-Fa-f]/, 2);
+      text += hex ? String.fromCodePoint(Number.parseInt(hex, 16)) : '\\x';
+    } else if (next === 'u' || next === 'U') {
+      const hex = digits(/[0-9A-Fa-f]/, next === 'u' ? 4 : 8);
+      const code = hex ? Number.parseInt(hex, 16) : Number.NaN;
+      text += code <= 0x10ffff ? String.fromCodePoint(code) : `\\${next}`;
+    } else if (next === 'c') {
+      text += String.fromCharCode(command.charCodeAt(++at) & 0x1f);
+    } else text += letterEscapes[next] ?? next;
+  }
+  return { text, end: at };
+}
+
+/** {@link protectedPathInText} on text as given. */
+function protectedPathInWords(command: string): NamedProtected | undefined {
   // Only words holding a `.` can be judged protected: find each from its dot instead of splitting
   // the whole text (a command too complex to parse may be a megabyte long).
   for (let dot = command.indexOf('.'); dot !== -1; ) {

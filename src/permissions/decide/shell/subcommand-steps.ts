@@ -134,7 +134,7 @@ const namesProtectedPath: SubcommandStep = (facts) => {
 };
 
 /** `git add …` and `git commit …`: they record files in the repository and change none of them. */
-function recordsOnly(argv: readonly string[]): boolean {
+export function recordsOnly(argv: readonly string[]): boolean {
   if (argv[0] !== 'git') return false;
   for (let index = 1; index < argv.length; index++) {
     const word = argv[index] ?? '';
