@@ -30,6 +30,7 @@ import {
 } from './subcommand-checks.ts';
 import type { SubcommandFacts } from './subcommand-facts.ts';
 import { protectedNameInWords } from './protected-names.ts';
+import { patchWrites } from './patch-targets.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -125,7 +126,21 @@ const namesProtectedPath: SubcommandStep = (facts) => {
     !writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) &&
     (context.mode === 'bypassPermissions' || (facts.allowMaySpeak() && facts.allowRule() !== undefined));
   const named = protectedNameInWords(subcommand, facts.reads().readPaths, context.workspace, physical);
-  if (!named) return undefined;
+  if (!named) {
+    // A patch applier writes the files its patch names (`git apply x.patch` creating .envrc).
+    const patched = patchWrites(subcommand, context.workspace);
+    if (patched === undefined) return undefined;
+    return patched.kind === 'protected'
+      ? ask(
+          'safety',
+          `${facts.label} applies a patch that writes ${patched.path}, which is protected (${patched.reason})`,
+          { classifierApprovable: false },
+        )
+      : ask(
+          'safety',
+          `${facts.label} applies a patch whose files are not known before it runs: ${patched.why}`,
+        );
+  }
   return ask(
     'safety',
     `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
