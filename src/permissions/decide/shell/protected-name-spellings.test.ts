@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionMode } from '../../../core/index.ts';
 import { getAllBaseTools } from '../../../registry/index.ts';
@@ -156,5 +159,48 @@ describe('a pattern whose matches may include a protected path, matching or not'
     ])
       for (const mode of modes)
         expect((await decide(command, mode)).behavior, `${mode}: ${command}`).toBe('allow');
+  });
+});
+
+describe('a pattern starting with * that matches a protected file now', () => {
+  it('asks when the folder holds one, and stays allowed when it does not', async () => {
+    const project = realpathSync(mkdtempSync(join(tmpdir(), 'efferent-star-')));
+    try {
+      mkdirSync(join(project, 'src'));
+      mkdirSync(join(project, 'sub'));
+      writeFileSync(join(project, 'src/a.ts'), 'x');
+      writeFileSync(join(project, 'README.md'), 'x');
+      const at = (command: string, mode: PermissionMode) =>
+        checkPermissionCase(
+          {
+            tool: 'Bash',
+            input: { command },
+            cwd: project,
+            mode,
+            rules: { allow: rules, deny: [], ask: [] },
+          },
+          options,
+        );
+      const shapes = [
+        'node g.js *',
+        'node g.js *.md',
+        'node g.js ./*',
+        'gcc -o x *.c *',
+        'npm run fmt -- sub/*',
+      ];
+      for (const mode of modes)
+        for (const shape of shapes)
+          expect((await at(shape, mode)).behavior, `${mode}: ${shape}`).toBe('allow');
+      for (const planted of ['CLAUDE.md', 'sub/AGENTS.md', 'pnpmfile.js', 'sub/GEMINI.md']) {
+        writeFileSync(join(project, planted), 'x');
+        const command = planted.startsWith('sub/') ? 'npm run fmt -- sub/*' : 'node g.js *';
+        for (const mode of modes)
+          expect((await at(command, mode)).behavior, `${mode}: ${command} with ${planted}`).not.toBe('allow');
+        rmSync(join(project, planted));
+      }
+      for (const mode of modes) expect((await at('node g.js src/*.ts', mode)).behavior).toBe('allow');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });

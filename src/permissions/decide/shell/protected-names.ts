@@ -1,4 +1,10 @@
-import { mayBeProtectedPath, protectedSegmentSpellings } from '../../../core/protected-paths.ts';
+import { readdirSync } from 'node:fs';
+import { posix } from 'node:path';
+import {
+  mayBeProtectedPath,
+  mayNameProtectedEntry,
+  protectedSegmentSpellings,
+} from '../../../core/protected-paths.ts';
 import { type CanonicalPath, isUnresolvable, lexicalRealpath } from '../../paths/canonical-path.ts';
 import { protectedPathReason } from '../../paths/protected-paths.ts';
 import { resolveInWorkspace, type Workspace } from '../workspace.ts';
@@ -116,7 +122,7 @@ export function protectedNameInWords(
   for (let index = 1; index < argv.length; index++) {
     const word = argv[index] ?? '';
     if (subcommand.argKinds?.[index] === 'glob') {
-      const matched = protectedMatchOf(word);
+      const matched = protectedMatchOf(word) ?? protectedEntryMatching(word, subcommand.cwd);
       if (matched) return matched;
     }
     if (!composite.test(word)) {
@@ -179,6 +185,40 @@ export function protectedMatchOf(word: string): NamedProtected | undefined {
   }
   return undefined;
 }
+
+/** Entries read from one folder at most, to find what a `*` pattern matches now. */
+const listedEntriesLimit = 10_000;
+
+/**
+ * What a pattern whose last segment starts with `*` (`*.md`, `src/*`, `*rc`) matches now, when one of
+ * those entries is protected (`CLAUDE.md`, `pnpmfile.js`, `rust-toolchain`): such a segment is not
+ * compared with protected names (every `*.md` would ask), so the folder is listed instead. One
+ * listing, only for pattern words of commands that are not read-only.
+ */
+export function protectedEntryMatching(word: string, cwd: string | null): NamedProtected | undefined {
+  const slash = word.lastIndexOf('/');
+  const last = word.slice(slash + 1);
+  const folder = slash === -1 ? '.' : word.slice(0, slash) || '/';
+  if (!last.startsWith('*') || /[*?[]/.test(folder) || isDynamicText(folder)) return undefined;
+  if (cwd === null && !folder.startsWith('/')) return undefined;
+  const directory = posix.resolve(cwd ?? '/', folder);
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return undefined;
+  }
+  if (names.length > listedEntriesLimit) return undefined;
+  for (const name of names) {
+    if (!mayNameProtectedEntry(name) || !globMatches(last, name.toLowerCase())) continue;
+    const path = posix.join(directory, name);
+    const reason = protectedPathReason(path);
+    if (reason) return { piece: `${word} (it matches ${path})`, reason };
+  }
+  return undefined;
+}
+
+const isDynamicText = (text: string) => text.includes('$') || text.includes('`') || text.startsWith('~');
 
 /** Whether a bash pattern segment matches a (lowercased) name: `*`, `?`, `[…]`, `[!…]`, case folded. */
 export function globMatches(pattern: string, name: string): boolean {
