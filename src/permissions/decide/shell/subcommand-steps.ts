@@ -31,6 +31,7 @@ import {
 import type { SubcommandFacts } from './subcommand-facts.ts';
 import { protectedNameInWords } from './protected-names.ts';
 import { patchWrites } from './patch-targets.ts';
+import { archiveWrites } from './archive-members.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -129,7 +130,17 @@ const namesProtectedPath: SubcommandStep = (facts) => {
   if (!named) {
     // A patch applier writes the files its patch names (`git apply x.patch` creating .envrc).
     const patched = patchWrites(subcommand, context.workspace);
-    if (patched === undefined) return undefined;
+    if (patched === undefined) {
+      // An extraction writes the members its archive names (`tar -xf x.tar` holding .envrc).
+      const extracted = archiveWrites(subcommand, context.workspace);
+      return extracted
+        ? ask(
+            'safety',
+            `${facts.label} extracts ${extracted.path}, which is protected (${extracted.reason})`,
+            { classifierApprovable: false },
+          )
+        : undefined;
+    }
     return patched.kind === 'protected'
       ? ask(
           'safety',
