@@ -192,9 +192,9 @@ function diffPath(field: string): string {
   );
 }
 
-/** The path as the patch names it and with its leading components stripped (`-pN`, else 0 and 1). */
+/** The path with its leading components stripped (`-pN`, else 1 as git does) and as the patch names it. */
 function strippedForms(path: string, strip: number | undefined): string[] {
   const parts = path.split('/').filter((part) => part !== '');
-  const counts = strip !== undefined && Number.isInteger(strip) ? [strip] : [0, 1];
+  const counts = strip !== undefined && Number.isInteger(strip) ? [strip] : [1, 0];
   return counts.map((count) => parts.slice(count).join('/')).filter((form) => form !== '');
 }
