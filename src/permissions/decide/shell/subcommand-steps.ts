@@ -107,6 +107,9 @@ const namesWriteAskPath: SubcommandStep = (facts) => {
   );
 };
 
+/** Programs that write what a file they read names: patch appliers and archive extractors. */
+const contentWriters = new Set(['git', 'git-apply', 'git-am', 'patch', 'tar', 'gtar', 'bsdtar', 'unzip']);
+
 /**
  * A command that is not read-only names a protected path: `git restore .claude/…`, `git config
  * --file .gitmodules`, `mkfifo .envrc`, `ln -s .claude c`, `prettier --write .vscode/settings.json`,
@@ -128,6 +131,7 @@ const namesProtectedPath: SubcommandStep = (facts) => {
     (context.mode === 'bypassPermissions' || (facts.allowMaySpeak() && facts.allowRule() !== undefined));
   const named = protectedNameInWords(subcommand, facts.reads().readPaths, context.workspace, physical);
   if (!named) {
+    if (!contentWriters.has(program.slice(program.lastIndexOf('/') + 1))) return undefined;
     // A patch applier writes the files its patch names (`git apply x.patch` creating .envrc).
     const patched = patchWrites(subcommand, context.workspace);
     if (patched === undefined) {
