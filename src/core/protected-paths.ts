@@ -475,6 +475,51 @@ export function mayNameProtectedEntry(name: string): boolean {
   return gateNames.has(lowered) || gatePatterns.some((pattern) => pattern.test(lowered));
 }
 
+/** Every segment name that can make a path protected wherever it stands, lowercased. */
+const segmentNames: readonly string[] = [
+  ...new Set(
+    [
+      ...gateNames,
+      ...protectedNestedPaths.map((entry) => entry.split('/')[0] ?? entry),
+      ...protectedFamilies.flatMap((family) =>
+        (family.nested ?? []).map((entry) => entry.split('/')[0] ?? entry),
+      ),
+    ].map((name) => name.toLowerCase()),
+  ),
+];
+const escapeName = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Every name a protected path can have as one of its segments, lowercased, with concrete spellings
+ * of the name patterns: what a shell pattern (`.envr?`, `.clau*`) is compared with.
+ */
+export const protectedSegmentSpellings: readonly string[] = segmentNames;
+
+/** A segment named like one of {@link segmentNames} that does not start with a dot, anywhere in a path. */
+const undottedName = new RegExp(
+  `(?:^|/)(?:${segmentNames
+    .filter((name) => !name.startsWith('.'))
+    .map(escapeName)
+    .join('|')})(?:/|$)`,
+  'i',
+);
+/** {@link gatePatterns} as one expression, case-insensitive (they are written for lowercased names). */
+const anyGatePattern = new RegExp(gatePatterns.map((pattern) => `(?:${pattern.source})`).join('|'), 'i');
+/** A segment a file system may fold into another name: non-ASCII, or ending in dots or spaces. */
+const foldableSegment = /[^\x21-\x7e/]|[^/.][. ]+(?:\/|$)/;
+
+/**
+ * A cheap first test for a whole path, absolute or relative, in one pass over it: false only when
+ * {@link protectedEntryReason} finds nothing. A segment starting with a dot, a segment named like
+ * an undotted protected name, or one a file system may fold sends the path to the full check; else
+ * only its last segment's patterns and the whole-path patterns are tried.
+ */
+export function mayBeProtectedPath(path: string): boolean {
+  if (path.charCodeAt(0) === 46 || path.includes('/.')) return true;
+  if (foldableSegment.test(path) || undottedName.test(path)) return true;
+  if (anyGatePattern.test(path.slice(path.lastIndexOf('/') + 1))) return true;
+  return protectedPathPatterns.some(({ pattern }) => pattern.test(path));
+}
+
 /** Why writing this path could make a later program run code, or undefined when it could not. */
 export function protectedEntryReason(path: string): string | undefined {
   const segments = path.split('/').filter((segment) => segment !== '');

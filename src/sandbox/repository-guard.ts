@@ -6,6 +6,7 @@ import {
   readlinkSync,
   realpathSync,
   renameSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -384,6 +385,11 @@ export function startRepositoryGuard(roots: readonly string[]): RepositoryGuard 
           );
         }
         noteCommandCommits(root, earlierState.repository);
+        // The quarantine only grows when something was moved: bound it then (this command's entries stay).
+        if (serial > 0) {
+          const keep = new Set(Array.from({ length: serial }, (_, index) => `${stamp}-${index + 1}`));
+          pruneQuarantine(root, quarantineLimits, keep);
+        }
         if (nowState.truncated && !earlierState.truncated)
           report.notes.push(
             `After the command, ${root} holds more than ${repositoryGuardLimits.maxDirectories.toLocaleString('en-US')} folders, so efferent could not check all of them for protected files or git metadata the command may have left. Tell the user.`,
@@ -553,6 +559,111 @@ function moveBeneath(
     closeSync(into);
     if (from !== undefined) closeSync(from);
   }
+}
+
+/** How much the quarantine keeps: entries older than the age, and past the count or size the oldest, go. */
+export interface QuarantineLimits {
+  maxAgeMs: number;
+  maxEntries: number;
+  maxBytes: number;
+}
+
+export const defaultQuarantineLimits: QuarantineLimits = {
+  maxAgeMs: 30 * 24 * 60 * 60 * 1000,
+  maxEntries: 200,
+  maxBytes: 256 * 1024 * 1024,
+};
+
+/** The limits the guard applies after each command that moved something (tests lower them). */
+let quarantineLimits: QuarantineLimits = defaultQuarantineLimits;
+
+/** Sets the quarantine's limits (undefined: the defaults); tests use it to see the bound applied. */
+export function setQuarantineLimits(limits: QuarantineLimits | undefined): void {
+  quarantineLimits = limits ?? defaultQuarantineLimits;
+}
+
+/** Files counted in one entry before it is taken as too big to keep (a moved `.git` can be huge). */
+const sizeWalkLimit = 20_000;
+
+/**
+ * Bounds `<root>/.efferent/quarantine`: entries (one folder per move, named by the time it was made)
+ * older than `maxAgeMs` are removed, then the oldest until at most `maxEntries` remain and together
+ * they hold at most `maxBytes`. The entries named in `keep` (this command's) stay whatever their
+ * size, so the paths the report gives stay true. Removal goes through a descriptor of the
+ * quarantine folder opened without following links, so a link planted on the way cannot steer it
+ * elsewhere. Returns the names removed.
+ */
+export function pruneQuarantine(
+  root: string,
+  limits: QuarantineLimits = defaultQuarantineLimits,
+  keep: ReadonlySet<string> = new Set(),
+  now = Date.now(),
+): string[] {
+  let folder: number;
+  try {
+    folder = openDirectoryBeneath(root, quarantineFolder.split(sep), false);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  try {
+    const base = `/proc/self/fd/${folder}`;
+    const entries = readdirSync(base)
+      .map((name) => {
+        const info = lstatQuiet(join(base, name));
+        return { name, made: entryTime(name) ?? Number(info?.mtimeMs ?? 0) };
+      })
+      .sort((a, b) => a.made - b.made || a.name.localeCompare(b.name));
+    const sizes = new Map(entries.map(({ name }) => [name, entrySize(join(base, name))]));
+    let count = entries.length;
+    let bytes = 0;
+    for (const size of sizes.values()) bytes += size;
+    for (const { name, made } of entries) {
+      if (keep.has(name)) continue;
+      const old = now - made > limits.maxAgeMs;
+      if (!old && count <= limits.maxEntries && bytes <= limits.maxBytes) continue;
+      try {
+        rmSync(join(base, name), { recursive: true, force: true });
+      } catch {
+        continue;
+      }
+      removed.push(name);
+      count -= 1;
+      bytes -= sizes.get(name) ?? 0;
+    }
+  } finally {
+    closeSync(folder);
+  }
+  return removed;
+}
+
+/** The time an entry name (`2026-12-02T15-20-01-123Z-3`) was made at, or undefined for another name. */
+function entryTime(name: string): number | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-\d+$/.exec(name);
+  if (!match) return undefined;
+  const time = Date.parse(`${match[1]}T${match[2]}:${match[3]}:${match[4]}.${match[5]}Z`);
+  return Number.isNaN(time) ? undefined : time;
+}
+
+/** The bytes an entry's files hold (a sparse file at its length), walked without following links. */
+function entrySize(path: string): number {
+  let total = 0;
+  let visited = 0;
+  const pending = [path];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    const info = lstatQuiet(current);
+    if (!info) continue;
+    if (++visited > sizeWalkLimit) return Number.POSITIVE_INFINITY;
+    if (info.isFile()) total += Number(info.size);
+    if (!info.isDirectory()) continue;
+    let names: string[] = [];
+    try {
+      names = readdirSync(current);
+    } catch {}
+    for (const name of names) pending.push(join(current, name));
+  }
+  return total;
 }
 
 /** Why git would run code from this metadata, or undefined when it holds only what git itself writes. */

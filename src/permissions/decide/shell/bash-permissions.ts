@@ -6,7 +6,9 @@ import {
   suggestRule,
 } from './check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
-import { ask, protectedPathInText } from './subcommand-checks.ts';
+import { ask } from './subcommand-checks.ts';
+import { protectedDirectoryEntered, protectedPathInText } from './protected-names.ts';
+import { recordsOnly } from './subcommand-steps.ts';
 import { subcommandLabel } from './command-text.ts';
 import { errorMessage, type PreparedShellAnalysis } from '../../../core/index.ts';
 import { adoptPreparedAnalysis } from '../../../shell/index.ts';
@@ -274,6 +276,17 @@ function commandWideAsks(
     asks.push(analysisAsk('it changes directory and runs git (hooks of another repository could run)'));
   }
   if (subcommands.length === 0) asks.push(analysisAsk('no command was found in it'));
+  if (cdCount > 0) {
+    const entered = protectedDirectoryEntered(subcommands, context.workspace, recordsOnly);
+    if (entered)
+      asks.push(
+        ask(
+          'safety',
+          `${subcommandLabel(entered.later)} is not read-only and runs after a change into ${entered.directory}, which is protected (${entered.reason})`,
+          { classifierApprovable: false },
+        ),
+      );
+  }
   return asks;
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { protectedPathInText, protectedPiece } from './subcommand-checks.ts';
+import { protectedPathInText, protectedPiece } from './protected-names.ts';
 
 /** The definition: every word between blanks, quotes and operators, judged in order. */
 function bySplitting(command: string) {

@@ -1,4 +1,3 @@
-import { mayNameProtectedEntry } from '../../../core/protected-paths.ts';
 import { protectedPathReason } from '../../paths/protected-paths.ts';
 import type { DecisionTable } from '../decision-table.ts';
 import { describeRule, ruleStep, strongerAsk, type Verdict } from '../verdict.ts';
@@ -26,11 +25,13 @@ import {
   embeddedRuleMatch,
   globReachingDeniedPath,
   indirectReadAsk,
-  protectedPiece,
   resolveFrom,
   suggestRule,
 } from './subcommand-checks.ts';
 import type { SubcommandFacts } from './subcommand-facts.ts';
+import { protectedNameInWords } from './protected-names.ts';
+import { patchWrites } from './patch-targets.ts';
+import { archiveWrites } from './archive-members.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -106,56 +107,64 @@ const namesWriteAskPath: SubcommandStep = (facts) => {
   );
 };
 
+/** Programs that write what a file they read names: patch appliers and archive extractors. */
+const contentWriters = new Set(['git', 'git-apply', 'git-am', 'patch', 'tar', 'gtar', 'bsdtar', 'unzip']);
+
 /**
- * A command that is not read-only names a protected path as an argument: `git restore .claude/…`,
- * `git config --file .gitmodules`, `mkfifo .envrc`, `ln -s .claude c`, `prettier --write
- * .vscode/settings.json`. Only a few programs' write targets are known; for the rest, naming a
- * protected path is what can write it (or alias it for a later write), so it is asked about as a
- * write there would be. `git add` and `git commit` only record what is already there.
+ * A command that is not read-only names a protected path: `git restore .claude/…`, `git config
+ * --file .gitmodules`, `mkfifo .envrc`, `ln -s .claude c`, `prettier --write .vscode/settings.json`,
+ * `gcc -o.git/hooks/pre-commit`, `node g.js --out=.envrc`. Only a few programs' write targets are
+ * known; for the rest, naming a protected path is what can write it (or alias it for a later write),
+ * so it asks as a write there would, whatever the rules or the mode, and the classifier does not
+ * settle it. `git add` and `git commit` only record what is already there. What counts as naming is
+ * {@link protectedNameInWords}: every word and every part of a word; the parts inside words are
+ * followed through links when a rule or the mode may let a program whose outputs are not modelled run.
  */
 const namesProtectedPath: SubcommandStep = (facts) => {
-  if (facts.subcommand.readOnly) return undefined;
-  const { argv } = facts.subcommand;
+  const { subcommand, context } = facts;
+  if (subcommand.readOnly) return undefined;
+  const { argv } = subcommand;
   if (recordsOnly(argv)) return undefined;
-  const { readPaths } = facts.reads();
-  for (const path of readPaths) {
-    const reason = mayBeProtected(path.lexical)
-      ? protectedPathReason(path.lexical)
-      : mayBeProtected(path.physical)
-        ? protectedPathReason(path.physical)
+  const program = argv[0] ?? '';
+  const physical =
+    !writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) &&
+    (context.mode === 'bypassPermissions' || (facts.allowMaySpeak() && facts.allowRule() !== undefined));
+  const named = protectedNameInWords(subcommand, facts.reads().readPaths, context.workspace, physical);
+  if (!named) {
+    if (!contentWriters.has(program.slice(program.lastIndexOf('/') + 1))) return undefined;
+    // A patch applier writes the files its patch names (`git apply x.patch` creating .envrc).
+    const patched = patchWrites(subcommand, context.workspace);
+    if (patched === undefined) {
+      // An extraction writes the members its archive names (`tar -xf x.tar` holding .envrc).
+      const extracted = archiveWrites(subcommand, context.workspace);
+      return extracted
+        ? ask(
+            'safety',
+            `${facts.label} extracts ${extracted.path}, which is protected (${extracted.reason})`,
+            { classifierApprovable: false },
+          )
         : undefined;
-    if (reason)
-      return ask(
-        'safety',
-        `${facts.label} is not read-only and names ${path.lexical}, which is protected (${reason})`,
-      );
+    }
+    return patched.kind === 'protected'
+      ? ask(
+          'safety',
+          `${facts.label} applies a patch that writes ${patched.path}, which is protected (${patched.reason})`,
+          { classifierApprovable: false },
+        )
+      : ask(
+          'safety',
+          `${facts.label} applies a patch whose files are not known before it runs: ${patched.why}`,
+        );
   }
-  // What the read analysis does not take for a path: values glued to options or listed with other
-  // separators (`-o.envrc`, `out=.envrc`, `--files=a,.envrc`), words known only at run time
-  // (`$PWD/.envrc`), relative words where the directory is unknown. Judged as written.
-  for (let index = 1; index < argv.length; index++) {
-    const word = argv[index] ?? '';
-    if (!word.includes('.')) continue;
-    const named = protectedPiece(word);
-    if (named)
-      return ask(
-        'safety',
-        `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
-      );
-  }
-  return undefined;
+  return ask(
+    'safety',
+    `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
+    { classifierApprovable: false },
+  );
 };
 
-/**
- * A cheap first test: every protected directory, nested location and most protected files start
- * with a dot; the rest are told by the last segment's name.
- */
-function mayBeProtected(path: string): boolean {
-  return path.includes('/.') || mayNameProtectedEntry(path.slice(path.lastIndexOf('/') + 1));
-}
-
 /** `git add …` and `git commit …`: they record files in the repository and change none of them. */
-function recordsOnly(argv: readonly string[]): boolean {
+export function recordsOnly(argv: readonly string[]): boolean {
   if (argv[0] !== 'git') return false;
   for (let index = 1; index < argv.length; index++) {
     const word = argv[index] ?? '';
@@ -307,91 +316,6 @@ const inputFromOutside: SubcommandStep = (facts) => {
       );
     if (!isInWorkspace(path, workspace) && !harmlessReadSources.has(path.physical))
       return workspaceAsk(facts, `reads ${describePath(path)}, outside the working directories`);
-  }
-  return undefined;
-};
-
-/**
- * What a program may write through inside its option words, when nobody modelled its outputs: the
- * value after `=`, comma-separated parts, and what follows each letter of a short option
- * (`-o.git/config`, `-Wl,-o,.git/x`). Its separate words are already among the paths it names.
- */
-function attachedOutputs(args: readonly string[]): string[] {
-  const words: string[] = [];
-  for (const word of args) {
-    if (!word.startsWith('-') || word.length < 3) continue;
-    const equals = word.indexOf('=');
-    if (equals !== -1) words.push(...word.slice(equals + 1).split(','));
-    if (word.startsWith('--')) continue;
-    for (let at = 2; at < word.length; at++) {
-      words.push(word.slice(at));
-      const code = word.charCodeAt(at - 1);
-      const alphanumeric =
-        (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
-      if (!alphanumeric) break;
-    }
-    if (word.includes(',')) words.push(...word.split(','));
-  }
-  return words;
-}
-
-/**
- * Why writing this path needs a person. Only the protected-name table, which costs no system call;
- * a custom core.hooksPath directory is left to the sandbox for these programs.
- */
-function protectedReason(path: { lexical: string; physical: string }): string | undefined {
-  return protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
-}
-
-/** Bare words already judged by {@link mayNameProtected}: the same few words recur on every call. */
-const protectedWords = new Map<string, boolean>();
-
-/** Whether a word could name a protected path once resolved (see {@link allowedNamesProtectedPath}). */
-function mayNameProtected(word: string): boolean {
-  if (word.includes('/') || word.startsWith('.') || word.startsWith('~')) return true;
-  let known = protectedWords.get(word);
-  if (known === undefined) {
-    known = protectedPathReason(word) !== undefined;
-    if (protectedWords.size >= 4096) protectedWords.clear();
-    protectedWords.set(word, known);
-  }
-  return known;
-}
-
-/**
- * An allow rule covers what a command does, but a program whose outputs the engine does not know
- * (`xxd IN OUT`, `gcc -o OUT`, `shuf -o`, `iconv -o`, `split IN PREFIX`, `openssl -out`) may write
- * any path it names. When a rule would allow such a command and one of its words names a protected
- * path (a git hook or configuration, a shell start-up file, agent instructions), a person decides:
- * `Bash(gcc *)` is about compiling, not about `gcc -o .git/hooks/pre-commit x.c`.
- */
-const allowedNamesProtectedPath: SubcommandStep = (facts) => {
-  const { subcommand, context } = facts;
-  if (subcommand.readOnly || !facts.allowMaySpeak()) return undefined;
-  const program = subcommand.argv[0] ?? '';
-  if (writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) || !facts.allowRule()) return undefined;
-  const { workspace } = context;
-  const named = (path: { lexical: string; physical: string }, reason: string) =>
-    ask(
-      'safety',
-      `${facts.label} is not read-only and names ${describePath(path)}, which is protected (${reason}); what it writes is not known`,
-      { classifierApprovable: false },
-    );
-  // The paths it names are resolved (system calls) only when a word could reach a protected one:
-  // a path with a directory, a dot or home prefix, or a protected name (`npm run build` has none).
-  const args = subcommand.argv.slice(1);
-  if (args.some(mayNameProtected))
-    for (const path of facts.reads().readPaths) {
-      const reason = protectedReason(path);
-      if (reason) return named(path, reason);
-    }
-  for (const word of attachedOutputs(args)) {
-    if (word === '' || word === '-') continue;
-    const expanded = expandHome(word, workspace.home, false);
-    const path = expanded === undefined ? undefined : resolveFrom(expanded, subcommand, workspace);
-    if (path === undefined || isUnresolvable(path)) continue;
-    const reason = protectedReason(path);
-    if (reason) return named(path, reason);
   }
   return undefined;
 };
@@ -565,7 +489,6 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
     check: patternListsOutside,
   },
   { name: 'an allow rule, but a path only known at run time', check: allowRuleMissesRuntimePath },
-  { name: 'an allow rule, but it names a protected path it may write', check: allowedNamesProtectedPath },
   { name: 'an allow rule on the command', check: shellAllowRule },
   { name: 'acceptEdits/auto: a file command inside the working directories', check: acceptEditsFileCommand },
   { name: 'writes nothing allowed', check: remainingWrites },
