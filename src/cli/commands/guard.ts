@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
 import { type AnyTool, errorMessage, isInsideDirectory, type PermissionMode } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
+import { loadShellParser } from '../../shell/index.ts';
 import {
   type GuardVerdict,
   hostHookConfig,
@@ -21,7 +22,13 @@ import {
   planGuardCalls,
 } from '../guard/host-calls.ts';
 import { deniedUnder } from '../guard/denied-under.ts';
-import { guardLocations, shellCodeAssignment } from '../guard/host-environment.ts';
+import {
+  guardLocations,
+  type HostAssignment,
+  projectHostAssignments,
+  shellCodeAssignment,
+} from '../guard/host-environment.ts';
+import { isProgramCodeAssignment, programAssignment } from '../guard/program-variables.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
 import { terminalText } from '../terminal/terminal-text.ts';
 import {
@@ -133,6 +140,41 @@ export function hookProjectRoot(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
 }
 
+/**
+ * A flagged ask when a shell call runs a program that reads a variable the project's host
+ * configuration sets to run code (`NODE_OPTIONS=--require ./x.js` and `npm test`,
+ * `GIT_CONFIG_COUNT` and `git status`), else undefined.
+ */
+async function programVariableRead(
+  session: Session,
+  calls: readonly GuardCall[],
+  assignments: readonly HostAssignment[],
+  home: string,
+): Promise<GuardDecision | undefined> {
+  if (!assignments.some(({ name, value }) => isProgramCodeAssignment(name, value))) return undefined;
+  await loadShellParser();
+  for (const planned of calls) {
+    if (planned.tool !== 'Bash') continue;
+    const call = inFolder(planned, session.context.run.cwd);
+    const command = String(call.input['command'] ?? '');
+    const found = programAssignment(assignments, command, session.context.run.cwd, home);
+    if (!found) continue;
+    const { file, name } = found.assignment;
+    const runs =
+      found.program === undefined
+        ? 'the command is too complex to tell which programs it runs, and any of them may read it'
+        : `\`${found.program}\` reads it`;
+    return {
+      verdict: 'ask',
+      reason: terminalText(
+        `Safety check: ${file} sets ${name}, which the agent passes to the commands its shell runs, and ${runs}: it may run the project's code. Remove it from that file (or run the command yourself).`,
+      ),
+      flagged: true,
+    };
+  }
+  return undefined;
+}
+
 /** The guard's decision for one hook payload: every efferent call the host call maps to, the strongest answer. */
 export async function decideHookPayload(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
   const plan = planGuardCalls(payload);
@@ -182,12 +224,11 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
         strongest = { verdict: decision.behavior, reason, ...(flagged ? { flagged } : {}) };
     }
     if (strongest.verdict === 'allow') strongest.reason = reasons.join('; ');
+    if (strongest.verdict === 'deny' || !plan.calls.some((call) => call.tool === 'Bash')) return strongest;
     // The host hands the project's own variables to its shell: some run project code before any
     // command. Nothing short of a deny stands then: the call is a flagged ask.
-    const shellCode =
-      strongest.verdict !== 'deny' && plan.calls.some((call) => call.tool === 'Bash')
-        ? shellCodeAssignment(projectRoot, payload.cwd)
-        : undefined;
+    const assignments = projectHostAssignments(projectRoot, payload.cwd);
+    const shellCode = shellCodeAssignment(projectRoot, payload.cwd, assignments);
     if (shellCode)
       return {
         verdict: 'ask',
@@ -196,7 +237,9 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
         ),
         flagged: true,
       };
-    return strongest;
+    // Others run project code under the programs that read them: asked when the command runs one.
+    const read = await programVariableRead(session, plan.calls, assignments, home);
+    return read ?? strongest;
   } finally {
     await session.dispose();
   }

@@ -120,8 +120,12 @@ const shellCodeVariables: ReadonlySet<string> = new Set([
  * project code first, or undefined: a shell-start variable, an exported bash function, or a `PATH`
  * with a relative entry or one inside the project.
  */
-export function shellCodeAssignment(projectRoot: string, cwd: string): HostAssignment | undefined {
-  return projectHostAssignments(projectRoot, cwd).find(({ name, value }) => {
+export function shellCodeAssignment(
+  projectRoot: string,
+  cwd: string,
+  assignments: readonly HostAssignment[] = projectHostAssignments(projectRoot, cwd),
+): HostAssignment | undefined {
+  return assignments.find(({ name, value }) => {
     if (shellCodeVariables.has(name) || name.startsWith('BASH_FUNC_')) return true;
     if (name !== 'PATH') return false;
     return value
