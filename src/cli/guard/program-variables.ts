@@ -1,5 +1,10 @@
 import { basename } from 'node:path';
-import { type AnalyzedSubcommand, analyzeCommand, classifyEnvVar, isHarmlessEnvAssignment } from '../../shell/index.ts';
+import {
+  type AnalyzedSubcommand,
+  analyzeCommand,
+  classifyEnvVar,
+  isHarmlessEnvAssignment,
+} from '../../shell/index.ts';
 import type { HostAssignment } from './host-environment.ts';
 
 /**
@@ -29,7 +34,10 @@ function inFamily(name: string, group: VariableFamily): boolean {
   return group.names.has(name) || group.prefixes.some((prefix) => name.startsWith(prefix));
 }
 
-const pagerFamily = family(['PAGER', 'MANPAGER', 'MANOPT', 'MANROFFOPT', 'BROWSER', 'SYSTEMD_PAGER'], ['LESS']);
+const pagerFamily = family(
+  ['PAGER', 'MANPAGER', 'MANOPT', 'MANROFFOPT', 'BROWSER', 'SYSTEMD_PAGER'],
+  ['LESS'],
+);
 
 /**
  * What git reads: its own variables (`GIT_DIR`, `GIT_CONFIG_*`, `GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`,
@@ -169,7 +177,8 @@ const programFamilies: ReadonlyMap<string, VariableFamily> = new Map([
 const findRunners = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
 /** Options of otherwise listed programs that name a program to run: the program is judged as unknown. */
-const programOptions = /^--(?:compress-program|use-compress-program|to-command|checkpoint-action|rsh-command|info-script|new-volume-script|pre)\b/;
+const programOptions =
+  /^--(?:compress-program|use-compress-program|to-command|checkpoint-action|rsh-command|info-script|new-volume-script|pre)\b/;
 
 /** Variables the table knows beyond the engine's own list of dangerous prefix assignments. */
 const extraCodeVariables = family(
@@ -236,7 +245,19 @@ const harmlessNodeOption =
   /^--(?:max-old-space-size|max-semi-space-size|stack-size|max-http-header-size|unhandled-rejections|dns-result-order|title|trace-warnings|trace-deprecation|trace-uncaught|no-warnings|no-deprecation|enable-source-maps|openssl-legacy-provider|use-openssl-ca|use-bundled-ca|experimental-vm-modules|no-experimental-fetch|experimental-fetch|no-experimental-global-webcrypto|preserve-symlinks|preserve-symlinks-main|throw-deprecation|pending-deprecation|heapsnapshot-near-heap-limit|tls-min-v1\.[0-3]|tls-max-v1\.[0-3])(?:=[A-Za-z0-9._-]*)?$/;
 
 /** Programs a pager or editor variable may name without running project code (options after it are flags). */
-const knownViewers = new Set(['less', 'more', 'most', 'cat', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'code', 'subl']);
+const knownViewers = new Set([
+  'less',
+  'more',
+  'most',
+  'cat',
+  'vi',
+  'vim',
+  'nvim',
+  'nano',
+  'emacs',
+  'code',
+  'subl',
+]);
 const viewerVariables = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'EDITOR', 'VISUAL', 'GIT_EDITOR']);
 
 /** Whether an assignment the host hands its shell can make a program run or load code it names. */
@@ -253,7 +274,11 @@ export function isProgramCodeAssignment(name: string, value: string): boolean {
       .every((word) => harmlessNodeOption.test(word));
   if (viewerVariables.has(name)) {
     const [program, ...options] = value.trim().split(/\s+/);
-    if (program !== undefined && knownViewers.has(program) && options.every((word) => /^-[A-Za-z0-9-]*$/.test(word)))
+    if (
+      program !== undefined &&
+      knownViewers.has(program) &&
+      options.every((word) => /^-[A-Za-z0-9-]*$/.test(word))
+    )
       return false;
   }
   return classifyEnvVar(name) === 'dangerous' || inFamily(name, extraCodeVariables);
@@ -299,7 +324,15 @@ const gitQueries = new Set([
 ]);
 
 /** git's options before the subcommand that take the next word as their value. */
-const gitValueOptions = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path']);
+const gitValueOptions = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--exec-path',
+]);
 
 /** The git subcommand word, or undefined when it cannot be told. */
 function gitSubcommand(argv: readonly string[]): string | undefined {
@@ -373,7 +406,10 @@ export function programAssignment(
   return undefined;
 }
 
-function readerOf(subcommand: AnalyzedSubcommand, code: readonly HostAssignment[]): ProgramAssignment | undefined {
+function readerOf(
+  subcommand: AnalyzedSubcommand,
+  code: readonly HostAssignment[],
+): ProgramAssignment | undefined {
   // A prefix assignment of the same name replaces the host's value for that command alone.
   const own = new Set(subcommand.envVars.map((variable) => variable.name));
   const families = familiesOf(subcommand.argv);
