@@ -29,7 +29,7 @@ const hostile: Array<[string, string, string[]]> = [
   ['GIT_CONFIG_COUNT', '1', ['git status', 'git log --oneline', 'git diff --stat']],
   ['GIT_CONFIG_KEY_0', 'core.fsmonitor', ['git status']],
   ['GIT_CONFIG_PARAMETERS', "'core.fsmonitor'='./x.sh'", ['git status']],
-  ['GIT_CONFIG_GLOBAL', './evil.gitconfig', ['git status', 'git branch']],
+  ['GIT_CONFIG_GLOBAL', './evil.gitconfig', ['git status', 'git branch -d old', 'git help log']],
   ['GIT_DIR', './other.git', ['git status']],
   ['GIT_EXTERNAL_DIFF', './x.sh', ['git diff', 'git show HEAD']],
   ['GIT_PAGER', './x.sh', ['git log']],
@@ -158,7 +158,7 @@ describe('variables a project sets for one program', () => {
         }
       }
     expect(allowed).toEqual([]);
-    expect(count).toBe(336);
+    expect(count).toBe(343);
   });
 
   it('generated: commands that run no reading program are decided as before', {
@@ -227,6 +227,7 @@ describe('variables a project sets for one program', () => {
       ['GIT_AUTHOR_EMAIL', 'a@b'],
       ['GIT_TERMINAL_PROMPT', '0'],
       ['NODE_OPTIONS', '--max-old-space-size=8192 --enable-source-maps'],
+      ['LESS', '-FRX'],
       ['PAGER', 'cat'],
       ['PAGER', 'less -R'],
       ['EDITOR', 'code --wait'],
@@ -246,6 +247,8 @@ describe('variables a project sets for one program', () => {
       ['RUSTC_WRAPPER', 'x'],
       ['CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER', './x'],
       ['TAR_OPTIONS', '-v'],
+      ['LESS', '-R -k./keys'],
+      ['LESS', '+!sh'],
     ] as const)
       expect(isProgramCodeAssignment(name, value), `${name}=${value}`).toBe(true);
   });

@@ -272,6 +272,12 @@ export function isProgramCodeAssignment(name: string, value: string): boolean {
       .split(/\s+/)
       .filter((word) => word !== '')
       .every((word) => harmlessNodeOption.test(word));
+  // Display switches only: not `-k` (a lesskey file can set LESSOPEN), `-o` (a log file), `+` (commands).
+  if (
+    name === 'LESS' &&
+    value.split(/\s+/).every((word) => word === '' || /^-[FRXSiIMmNnJWgqQrsuUwcCeEfaBd~]+$/.test(word))
+  )
+    return false;
   if (viewerVariables.has(name)) {
     const [program, ...options] = value.trim().split(/\s+/);
     if (
@@ -284,7 +290,11 @@ export function isProgramCodeAssignment(name: string, value: string): boolean {
   return classifyEnvVar(name) === 'dangerous' || inFamily(name, extraCodeVariables);
 }
 
-/** git subcommands that only query: they start no hook, no helper script, no external program but the pager. */
+/**
+ * git subcommands that only query: they update no ref (a ref update runs the
+ * `reference-transaction` hook), start no hook, helper script or browser, only the pager and the
+ * editor of git's own family.
+ */
 const gitQueries = new Set([
   'status',
   'log',
@@ -306,7 +316,6 @@ const gitQueries = new Set([
   'name-rev',
   'for-each-ref',
   'show-ref',
-  'symbolic-ref',
   'var',
   'version',
   'check-ignore',
@@ -314,13 +323,6 @@ const gitQueries = new Set([
   'count-objects',
   'whatchanged',
   'config',
-  'remote',
-  'branch',
-  'tag',
-  'reflog',
-  'stash',
-  'worktree',
-  'help',
 ]);
 
 /** git's options before the subcommand that take the next word as their value. */
