@@ -289,4 +289,61 @@ describe('variables a project sets for one program', () => {
       }
     expect(missed).toEqual([]);
   });
+
+  it('generated: variables a shell call carries in its own fields count as the project’s do', {
+    timeout: 300_000,
+  }, async () => {
+    const root = project('README.md', 'hello\n');
+    const call = (tool: string, command: string, extra: Record<string, unknown>) =>
+      parseHookPayload(
+        JSON.stringify({
+          session_id: 's',
+          turn_id: 't',
+          cwd: root,
+          hook_event_name: 'PreToolUse',
+          tool_name: tool,
+          tool_input: { ...(tool === 'exec_command' ? { cmd: command } : { command }), ...extra },
+        }),
+      );
+    const missed: string[] = [];
+    let count = 0;
+    for (const tool of ['local_shell', 'shell', 'exec_command', 'Bash'])
+      for (const field of ['env', 'environment'])
+        for (const [name, value, command] of [
+          ['BASH_ENV', './x.sh', 'ls'],
+          ['LD_PRELOAD', './x.so', 'ls src'],
+          ['GIT_DIR', './other.git', 'git status'],
+          ['NODE_OPTIONS', '--require ./x.js', 'node --version'],
+          ['RIPGREP_CONFIG_PATH', './rg.conf', 'rg TODO src'],
+        ] as const)
+          for (const shape of [{ [name]: value }, [`${name}=${value}`]]) {
+            const decision = await decideHookPayload(call(tool, command, { [field]: shape }), { home });
+            if (decision.verdict !== 'ask' || !decision.reason.includes(name))
+              missed.push(`${tool} ${field}=${JSON.stringify(shape)}: ${command} → ${decision.verdict}`);
+            count++;
+          }
+    expect(missed).toEqual([]);
+    expect(count).toBe(80);
+    // A shell the analysis does not speak, or another account, is asked about; ordinary fields are not.
+    for (const extra of [
+      { shell: './evil' },
+      { shell: '/usr/bin/python3' },
+      { user: 'root' },
+      { env: 'A=1' },
+    ]) {
+      const decision = await decideHookPayload(call('exec_command', 'ls', extra), { home });
+      expect(decision.verdict, JSON.stringify(extra)).toBe('ask');
+    }
+    for (const extra of [
+      {},
+      { shell: '/bin/bash' },
+      { shell: 'zsh' },
+      { env: { NODE_ENV: 'test', OPENAI_API_KEY: 'sk' } },
+      { env: {} },
+      { workdir: root, timeout_ms: 1000 },
+    ]) {
+      const decision = await decideHookPayload(call('exec_command', 'ls src', extra), { home });
+      expect(decision.verdict, JSON.stringify(extra)).toBe('allow');
+    }
+  });
 });

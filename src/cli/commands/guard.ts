@@ -141,23 +141,40 @@ export function hookProjectRoot(cwd: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
- * A flagged ask when a shell call runs a program that reads a variable the project's host
- * configuration sets to run code (`NODE_OPTIONS=--require ./x.js` and `npm test`,
- * `GIT_CONFIG_COUNT` and `git status`), else undefined.
+ * A flagged ask when a shell call runs with a variable that runs project code, else undefined: set
+ * by the project's host configuration or by the call's own fields (Codex's `local_shell` `env`).
+ * Shell-start variables (`BASH_ENV`, `LD_PRELOAD`, a project `PATH`) count for every command;
+ * program variables (`NODE_OPTIONS`, `GIT_CONFIG_*`) when the command runs a program that reads them.
  */
-async function programVariableRead(
+async function hostVariableRead(
   session: Session,
   calls: readonly GuardCall[],
-  assignments: readonly HostAssignment[],
+  projectAssignments: readonly HostAssignment[],
+  projectRoot: string,
   home: string,
 ): Promise<GuardDecision | undefined> {
-  if (!assignments.some(({ name, value }) => isProgramCodeAssignment(name, value))) return undefined;
-  await loadShellParser();
+  const cwd = session.context.run.cwd;
   for (const planned of calls) {
     if (planned.tool !== 'Bash') continue;
-    const call = inFolder(planned, session.context.run.cwd);
-    const command = String(call.input['command'] ?? '');
-    const found = programAssignment(assignments, command, session.context.run.cwd, home);
+    const own: HostAssignment[] = (planned.env?.assignments ?? []).map(([name, value]) => ({
+      name,
+      value,
+      file: `the call's \`${planned.env?.field}\` field`,
+    }));
+    const assignments = own.length === 0 ? projectAssignments : [...projectAssignments, ...own];
+    const shellCode = shellCodeAssignment(projectRoot, cwd, assignments);
+    if (shellCode)
+      return {
+        verdict: 'ask',
+        reason: terminalText(
+          `Safety check: ${shellCode.file} sets ${shellCode.name}, which the agent passes to every command its shell runs, so any command may run the project's code first. Remove it from there (or run the command yourself).`,
+        ),
+        flagged: true,
+      };
+    if (!assignments.some(({ name, value }) => isProgramCodeAssignment(name, value))) continue;
+    await loadShellParser();
+    const command = String(inFolder(planned, cwd).input['command'] ?? '');
+    const found = programAssignment(assignments, command, cwd, home);
     if (!found) continue;
     const { file, name } = found.assignment;
     const runs =
@@ -167,7 +184,7 @@ async function programVariableRead(
     return {
       verdict: 'ask',
       reason: terminalText(
-        `Safety check: ${file} sets ${name}, which the agent passes to the commands its shell runs, and ${runs}: it may run the project's code. Remove it from that file (or run the command yourself).`,
+        `Safety check: ${file} sets ${name}, which the agent passes to the commands its shell runs, and ${runs}: it may run the project's code. Remove it from there (or run the command yourself).`,
       ),
       flagged: true,
     };
@@ -225,20 +242,11 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
     }
     if (strongest.verdict === 'allow') strongest.reason = reasons.join('; ');
     if (strongest.verdict === 'deny' || !plan.calls.some((call) => call.tool === 'Bash')) return strongest;
-    // The host hands the project's own variables to its shell: some run project code before any
-    // command. Nothing short of a deny stands then: the call is a flagged ask.
+    // The host hands the project's own variables, and the call's, to its shell: some run project
+    // code before any command, others under the programs that read them. Nothing short of a deny
+    // stands then: the call is a flagged ask.
     const assignments = projectHostAssignments(projectRoot, payload.cwd);
-    const shellCode = shellCodeAssignment(projectRoot, payload.cwd, assignments);
-    if (shellCode)
-      return {
-        verdict: 'ask',
-        reason: terminalText(
-          `Safety check: ${shellCode.file} sets ${shellCode.name}, which the agent passes to every command its shell runs, so any command may run the project's code first. Remove it from that file (or run the command yourself).`,
-        ),
-        flagged: true,
-      };
-    // Others run project code under the programs that read them: asked when the command runs one.
-    const read = await programVariableRead(session, plan.calls, assignments, home);
+    const read = await hostVariableRead(session, plan.calls, assignments, projectRoot, home);
     return read ?? strongest;
   } finally {
     await session.dispose();
