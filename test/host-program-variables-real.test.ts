@@ -58,6 +58,9 @@ const hostile: Array<[string, string, string[]]> = [
   ['EDITOR', './x.sh', ['git commit']],
   ['AWS_CONFIG_FILE', './aws.cfg', ['aws s3 ls']],
   ['KUBECONFIG', './kube.yml', ['kubectl get pods']],
+  ['OPENSSL_CONF', './openssl.cnf', ['node -e 1', 'curl https://example.com']],
+  ['DOTNET_STARTUP_HOOKS', './x.dll', ['dotnet test']],
+  ['GRADLE_USER_HOME', './g', ['./gradlew build', 'gradle test']],
   ['CDPATH', '/', ['cd tmp && ls', 'cd src && rm -rf build']],
 ];
 
@@ -158,7 +161,7 @@ describe('variables a project sets for one program', () => {
         }
       }
     expect(allowed).toEqual([]);
-    expect(count).toBe(343);
+    expect(count).toBe(378);
   });
 
   it('generated: commands that run no reading program are decided as before', {
@@ -247,6 +250,15 @@ describe('variables a project sets for one program', () => {
       ['RUSTC_WRAPPER', 'x'],
       ['CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER', './x'],
       ['TAR_OPTIONS', '-v'],
+      ['AWS_SHARED_CREDENTIALS_FILE', './creds'],
+      ['AZURE_CONFIG_DIR', './az'],
+      ['OPENSSL_CONF', './openssl.cnf'],
+      ['DOTNET_STARTUP_HOOKS', './x.dll'],
+      ['LUA_INIT', 'os.execute("sh x.sh")'],
+      ['PHPRC', './php.ini'],
+      ['RUSTUP_HOME', './rustup'],
+      ['VIRTUAL_ENV', './.venv'],
+      ['CLOUDSDK_PYTHON', './x'],
       ['LESS', '-R -k./keys'],
       ['LESS', '+!sh'],
     ] as const)

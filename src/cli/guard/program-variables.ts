@@ -167,10 +167,10 @@ const programFamilies: ReadonlyMap<string, VariableFamily> = new Map([
   ['awk', family(['AWKPATH', 'AWKLIBPATH'])],
   ['gawk', family(['AWKPATH', 'AWKLIBPATH'])],
   ['mawk', none],
-  ['curl', family(['CURL_HOME', 'XDG_CONFIG_HOME', 'HOME'])],
-  ['wget', family(['WGETRC', 'HOME'])],
-  ['ssh', family(['HOME'], ['SSH_'])],
-  ['scp', family(['HOME'], ['SSH_'])],
+  ['curl', family(['CURL_HOME', 'XDG_CONFIG_HOME', 'HOME'], ['OPENSSL_'])],
+  ['wget', family(['WGETRC', 'HOME'], ['OPENSSL_'])],
+  ['ssh', family(['HOME'], ['SSH_', 'OPENSSL_'])],
+  ['scp', family(['HOME'], ['SSH_', 'OPENSSL_'])],
 ]);
 
 /** Words after which `find` runs a program of its own. */
@@ -196,8 +196,46 @@ const extraCodeVariables = family(
     'COMPILER_PATH',
     'CGO_CFLAGS',
     'CGO_LDFLAGS',
+    // OpenSSL loads engines and providers its configuration names (node, curl, git over https).
+    'OPENSSL_CONF',
+    'OPENSSL_MODULES',
+    'OPENSSL_ENGINES',
+    // Runtimes that load code a variable names at start.
+    'DOTNET_STARTUP_HOOKS',
+    'DOTNET_ADDITIONAL_DEPS',
+    'COR_PROFILER_PATH',
+    'LUA_INIT',
+    'LUA_PATH',
+    'LUA_CPATH',
+    'PHPRC',
+    'PHP_INI_SCAN_DIR',
+    'R_PROFILE',
+    'R_PROFILE_USER',
+    'R_ENVIRON',
+    'R_ENVIRON_USER',
+    'ERL_FLAGS',
+    'ERL_AFLAGS',
+    'ERL_ZFLAGS',
+    'ELIXIR_ERL_OPTIONS',
+    'JULIA_LOAD_PATH',
+    'JULIA_DEPOT_PATH',
+    'TCLLIBPATH',
+    'GUILE_LOAD_PATH',
+    // Where a tool finds its toolchain, interpreter or plugins: the project's own binaries run.
+    'GOROOT',
+    'RUSTUP_HOME',
+    'RUSTUP_TOOLCHAIN',
+    'VIRTUAL_ENV',
+    'CONDA_PREFIX',
+    'GRADLE_USER_HOME',
+    'MAVEN_ARGS',
+    'SBT_OPTS',
+    'ANT_OPTS',
+    'TF_CLI_CONFIG_FILE',
+    'TERRAFORM_CONFIG',
+    'HELM_PLUGINS',
   ],
-  ['CARGO_', 'UV_', 'POETRY_', 'BUNDLE_', 'COMPOSER_'],
+  ['CARGO_', 'UV_', 'POETRY_', 'BUNDLE_', 'COMPOSER_', 'CORECLR_', 'CLOUDSDK_'],
 );
 
 /**
@@ -237,6 +275,10 @@ const dataExact = new Set([
   'PATH',
 ]);
 
+/** Names that locate a file, a folder or a program to run. */
+const locatingName =
+  /_(?:DIR|FILE|PATH|HOME|CONFIG|CONF|COMMAND|CMD|EXECUTABLE|PROGRAM|BINARY|HELPER|PLUGINS)$/;
+
 /** Model providers' settings (keys, endpoints, projects): the agent's business, no program's code. */
 const providerPrefixes = ['ANTHROPIC_', 'OPENAI_', 'GOOGLE_', 'GEMINI_', 'AZURE_', 'VERTEX_'];
 
@@ -263,9 +305,13 @@ const viewerVariables = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'EDITOR', 'VI
 /** Whether an assignment the host hands its shell can make a program run or load code it names. */
 export function isProgramCodeAssignment(name: string, value: string): boolean {
   if (dataExact.has(name) || dataNames.test(name)) return false;
-  if (providerPrefixes.some((prefix) => name.startsWith(prefix))) return false;
-  // AWS settings are data, but for the files that hold `credential_process` commands.
-  if (name.startsWith('AWS_') && !name.endsWith('_FILE')) return false;
+  // Model providers' and AWS settings are data, but for the files and folders they name (AWS's
+  // configuration holds `credential_process` commands; `AZURE_CONFIG_DIR` the CLI's extensions).
+  if (
+    (providerPrefixes.some((prefix) => name.startsWith(prefix)) || name.startsWith('AWS_')) &&
+    !locatingName.test(name)
+  )
+    return false;
   if (isHarmlessEnvAssignment(name, value)) return false;
   if (name === 'NODE_OPTIONS')
     return !value
