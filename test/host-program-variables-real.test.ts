@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -357,5 +365,54 @@ describe('variables a project sets for one program', () => {
       const decision = await decideHookPayload(call('exec_command', 'ls src', extra), { home });
       expect(decision.verdict, JSON.stringify(extra)).toBe('allow');
     }
+  });
+
+  it('a host file the guard cannot read whole asks; one behind a link is read where it leads', {
+    timeout: 300_000,
+  }, async () => {
+    const outside = mkdtempSync(join(base, 'outside-'));
+    writeFileSync(join(outside, 'shared.env'), 'GIT_DIR=./other.git\n');
+    const padding = `# ${'x'.repeat(1024)}\n`.repeat(1100);
+    const cases: Array<[string, (root: string) => void, string]> = [
+      [
+        '.env over the bound',
+        (root) => writeFileSync(join(root, '.env'), `${padding}BASH_ENV=./x.sh\n`),
+        'ls',
+      ],
+      [
+        'settings over the bound',
+        (root) =>
+          writeFileSync(
+            join(root, '.claude', 'settings.json'),
+            JSON.stringify({ note: 'x'.repeat(1_100_000), env: { BASH_ENV: './x.sh' } }),
+          ),
+        'ls',
+      ],
+      ['.env a FIFO', (root) => spawnSync('mkfifo', [join(root, '.env')]), 'ls'],
+      [
+        '.env a link out',
+        (root) => symlinkSync(join(outside, 'shared.env'), join(root, '.env')),
+        'git status',
+      ],
+      [
+        '.gemini/.env a link out',
+        (root) => symlinkSync(join(outside, 'shared.env'), join(root, '.gemini', '.env')),
+        'git status',
+      ],
+    ];
+    for (const [what, plant, command] of cases) {
+      const root = project('.claude/x', '');
+      mkdirSync(join(root, '.gemini'));
+      plant(root);
+      const decision = await decideHookPayload(gemini(root, command), { home });
+      expect({ what, verdict: decision.verdict, flagged: decision.flagged }).toEqual({
+        what,
+        verdict: 'ask',
+        flagged: true,
+      });
+    }
+    // A folder where a host file would be is skipped by the hosts, and by the guard.
+    const folder = project('.env/keep', '');
+    expect((await decideHookPayload(gemini(folder, 'ls'), { home })).verdict).toBe('allow');
   });
 });

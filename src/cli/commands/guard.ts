@@ -163,6 +163,14 @@ async function hostVariableRead(
     }));
     const assignments = own.length === 0 ? projectAssignments : [...projectAssignments, ...own];
     const shellCode = shellCodeAssignment(projectRoot, cwd, assignments);
+    if (shellCode?.unreadable !== undefined)
+      return {
+        verdict: 'ask',
+        reason: terminalText(
+          `Safety check: ${shellCode.unreadable}, and the agent loads it into the environment of the commands its shell runs, so the guard cannot tell what it sets. Make it a small regular file (or run the command yourself).`,
+        ),
+        flagged: true,
+      };
     if (shellCode)
       return {
         verdict: 'ask',

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   type CheckedLocation,
@@ -22,9 +23,24 @@ import {
 
 const maxBytes = 1024 * 1024;
 
-function read(path: string, projectRoot: string): string | undefined {
+/**
+ * A host file's text; undefined when there is none (missing, or a folder, which the hosts skip);
+ * `{ unreadable }` when the host would read it and the guard cannot (larger than the bound, not a
+ * regular file). A link out of the project is followed: the host loads what it leads to.
+ */
+function read(path: string, projectRoot: string): string | { unreadable: string } | undefined {
   const result = readOwnFileSync(path, { maxBytes, within: projectRoot });
-  return result.kind === 'read' ? result.text : undefined;
+  if (result.kind === 'read') return result.text;
+  if (result.kind === 'missing') return undefined;
+  try {
+    if (statSync(path).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const followed = readOwnFileSync(path, { maxBytes });
+  if (followed.kind === 'read') return followed.text;
+  if (followed.kind === 'missing') return undefined;
+  return { unreadable: followed.reason };
 }
 
 /**
@@ -139,6 +155,8 @@ export interface HostAssignment {
   name: string;
   value: string;
   file: string;
+  /** Why the file could not be read: it may set any variable. */
+  unreadable?: string;
 }
 
 /** The files in each folder from the working directory up to the project root that set host variables. */
@@ -154,7 +172,8 @@ export function projectHostAssignments(projectRoot: string, cwd: string): HostAs
   for (const file of ['settings.json', 'settings.local.json']) {
     const path = join(projectRoot, '.claude', file);
     const text = read(path, projectRoot);
-    if (text !== undefined)
+    if (typeof text === 'object') found.push({ name: '*', value: unreadableValue, file: path, ...text });
+    else if (text !== undefined)
       for (const [name, value] of settingsEnv(text)) found.push({ name, value, file: path });
   }
   // Gemini CLI: `.gemini/.env` or `.env` in the working directory, then in each folder above it.
@@ -164,7 +183,8 @@ export function projectHostAssignments(projectRoot: string, cwd: string): HostAs
     for (const [name, parse] of hostFiles) {
       const path = join(folder, name);
       const text = read(path, projectRoot);
-      if (text !== undefined)
+      if (typeof text === 'object') found.push({ name: '*', value: unreadableValue, file: path, ...text });
+      else if (text !== undefined)
         for (const [variable, value] of parse(text)) found.push({ name: variable, value, file: path });
     }
     if (folder === projectRoot || dirname(folder) === folder) break;
@@ -174,11 +194,10 @@ export function projectHostAssignments(projectRoot: string, cwd: string): HostAs
 
 /** The location variables the project's host configuration sets (files under `projectRoot` only). */
 export function projectSetLocationVariables(projectRoot: string, cwd: string): Set<string> {
-  return new Set(
-    projectHostAssignments(projectRoot, cwd)
-      .map(({ name }) => name)
-      .filter((name) => locationVariables.includes(name)),
-  );
+  const assignments = projectHostAssignments(projectRoot, cwd);
+  // A file the guard cannot read may set any of them.
+  if (assignments.some(({ unreadable }) => unreadable !== undefined)) return new Set(locationVariables);
+  return new Set(assignments.map(({ name }) => name).filter((name) => locationVariables.includes(name)));
 }
 
 /**
@@ -211,7 +230,8 @@ export function shellCodeAssignment(
   cwd: string,
   assignments: readonly HostAssignment[] = projectHostAssignments(projectRoot, cwd),
 ): HostAssignment | undefined {
-  return assignments.find(({ name, value }) => {
+  return assignments.find(({ name, value, unreadable }) => {
+    if (unreadable !== undefined) return true;
     if (shellCodeVariables.has(name) || name.startsWith('BASH_FUNC_')) return true;
     if (name !== 'PATH') return false;
     return value
