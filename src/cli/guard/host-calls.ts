@@ -108,7 +108,6 @@ const ownStateTools = new Set([
   'KillBash',
   'TaskStop',
   'ListMcpResourcesTool',
-  'SlashCommand',
   // Gemini CLI
   'write_todos',
   'save_memory',
@@ -282,6 +281,13 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
       return decideOne('Task', { subagent_type: text(input['subagent_type']) ?? 'general-purpose' });
     case 'Skill':
       return decideOne('Skill', { skill: text(input['skill']) ?? text(input['command']) ?? '' });
+    case 'SlashCommand': {
+      // A custom command's text may run shell lines (`!` and its allowed-tools): not the agent's own
+      // state. Decided as the skill of its name (`/deploy prod` → deploy), as Claude Code now does.
+      const name = /^\/?([^\s/]\S*)/.exec(text(input['command']) ?? '')?.[1];
+      if (!name) return { kind: 'unknown', reason: 'SlashCommand names no command' };
+      return decideOne('Skill', { skill: name });
+    }
     case 'ReadMcpResourceTool': {
       const server = text(input['server']);
       if (!server) return { kind: 'unknown', reason: 'ReadMcpResourceTool names no server' };
