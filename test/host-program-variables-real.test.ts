@@ -182,7 +182,8 @@ describe('variables a project sets for one program', () => {
     for (const command of bystanders)
       before.set(command, (await decideHookPayload(gemini(plain, command), { home })).verdict);
     expect([...before.values()].every((verdict) => verdict === 'allow')).toBe(true);
-    for (const [name, value] of hostile) {
+    // HOME is read by the shell itself (a login shell's profile, zsh's .zshenv): every command asks.
+    for (const [name, value] of hostile.filter(([name]) => name !== 'HOME')) {
       const root = project('.env', `${name}=${JSON.stringify(value)}\n`);
       writeFileSync(join(root, 'README.md'), 'hello\n');
       for (const command of bystanders) {

@@ -206,6 +206,10 @@ export function projectSetLocationVariables(projectRoot: string, cwd: string): S
  * whatever the command. (Program-specific ones — `NODE_OPTIONS`, `GIT_CONFIG_*` — are not here.)
  */
 const shellCodeVariables: ReadonlySet<string> = new Set([
+  // zsh reads `$ZDOTDIR/.zshenv` for every command, and a login shell (Codex's default, Claude Code
+  // on the user's shell) its profile from `HOME`: the project's, when the project sets them.
+  'ZDOTDIR',
+  'HOME',
   'BASH_ENV',
   'ENV',
   'PROMPT_COMMAND',
