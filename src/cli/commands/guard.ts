@@ -57,9 +57,22 @@ export interface GuardDecision {
 
 const strength: Record<GuardVerdict, number> = { 'no-opinion': 0, allow: 1, ask: 2, deny: 3 };
 
+/**
+ * The most a hook input may hold. Hosts send a tool call (a Write's content included) in far less;
+ * an input without bound could exhaust memory, and a guard killed for it exits with a status every
+ * host reads as "run the tool".
+ */
+export const maxHookInputBytes = 64 * 1024 * 1024;
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > maxHookInputBytes)
+      throw new TypeError(`the hook input is larger than ${maxHookInputBytes / 1024 / 1024} MB`);
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
