@@ -34,6 +34,8 @@ const hostile: Array<[string, string]> = [
   ['PATH', './bin:/usr/bin:/bin'],
   ['PATH', 'node_modules/.bin:/usr/bin'],
   ['PATH', ':/usr/bin'],
+  ['ZDOTDIR', './.zsh'],
+  ['HOME', './home'],
 ];
 
 /** Each project file a host turns into its environment, with the text that sets `name` to `value`. */

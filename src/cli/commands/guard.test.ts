@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { maxHookInputBytes } from './guard.ts';
 
 // Each case starts the real CLI; on a loaded machine that alone can take many seconds.
 vi.setConfig({ testTimeout: 180_000 });
@@ -238,6 +239,16 @@ describe('efferent guard', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
       /^efferent guard: the hook input is not JSON .*The call is blocked; .*\.$/m,
+    );
+  });
+
+  it('blocks with exit 2 when the input is larger than any tool call (it is not read to the end)', () => {
+    const huge = `{"tool_name":"Bash","tool_input":{"command":"ls","pad":"${'x'.repeat(maxHookInputBytes)}"}}`;
+    const result = guard(huge);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^efferent guard: the hook input is larger than 64 MB\. The call is blocked;/m,
     );
   });
 

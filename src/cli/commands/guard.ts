@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { type CallDecision, createSession, decideCall, type Session } from '../../agent/index.ts';
 import { type AnyTool, errorMessage, isInsideDirectory, type PermissionMode } from '../../core/index.ts';
 import { findTool } from '../../registry/index.ts';
+import { loadShellParser } from '../../shell/index.ts';
 import {
   type GuardVerdict,
   hostHookConfig,
@@ -21,7 +22,13 @@ import {
   planGuardCalls,
 } from '../guard/host-calls.ts';
 import { deniedUnder } from '../guard/denied-under.ts';
-import { guardLocations, shellCodeAssignment } from '../guard/host-environment.ts';
+import {
+  guardLocations,
+  type HostAssignment,
+  projectHostAssignments,
+  shellCodeAssignment,
+} from '../guard/host-environment.ts';
+import { isProgramCodeAssignment, programAssignment } from '../guard/program-variables.ts';
 import { guardStandIns, mcpStandIn } from '../guard/stand-in-tools.ts';
 import { terminalText } from '../terminal/terminal-text.ts';
 import {
@@ -50,9 +57,22 @@ export interface GuardDecision {
 
 const strength: Record<GuardVerdict, number> = { 'no-opinion': 0, allow: 1, ask: 2, deny: 3 };
 
+/**
+ * The most a hook input may hold. Hosts send a tool call (a Write's content included) in far less;
+ * an input without bound could exhaust memory, and a guard killed for it exits with a status every
+ * host reads as "run the tool".
+ */
+export const maxHookInputBytes = 64 * 1024 * 1024;
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > maxHookInputBytes)
+      throw new TypeError(`the hook input is larger than ${maxHookInputBytes / 1024 / 1024} MB`);
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -133,6 +153,66 @@ export function hookProjectRoot(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
 }
 
+/**
+ * A flagged ask when a shell call runs with a variable that runs project code, else undefined: set
+ * by the project's host configuration or by the call's own fields (Codex's `local_shell` `env`).
+ * Shell-start variables (`BASH_ENV`, `LD_PRELOAD`, a project `PATH`) count for every command;
+ * program variables (`NODE_OPTIONS`, `GIT_CONFIG_*`) when the command runs a program that reads them.
+ */
+async function hostVariableRead(
+  session: Session,
+  calls: readonly GuardCall[],
+  projectAssignments: readonly HostAssignment[],
+  projectRoot: string,
+  home: string,
+): Promise<GuardDecision | undefined> {
+  const cwd = session.context.run.cwd;
+  for (const planned of calls) {
+    if (planned.tool !== 'Bash') continue;
+    const own: HostAssignment[] = (planned.env?.assignments ?? []).map(([name, value]) => ({
+      name,
+      value,
+      file: `the call's \`${planned.env?.field}\` field`,
+    }));
+    const assignments = own.length === 0 ? projectAssignments : [...projectAssignments, ...own];
+    const shellCode = shellCodeAssignment(projectRoot, cwd, assignments);
+    if (shellCode?.unreadable !== undefined)
+      return {
+        verdict: 'ask',
+        reason: terminalText(
+          `Safety check: ${shellCode.unreadable}, and the agent loads it into the environment of the commands its shell runs, so the guard cannot tell what it sets. Make it a small regular file (or run the command yourself).`,
+        ),
+        flagged: true,
+      };
+    if (shellCode)
+      return {
+        verdict: 'ask',
+        reason: terminalText(
+          `Safety check: ${shellCode.file} sets ${shellCode.name}, which the agent passes to every command its shell runs, so any command may run the project's code first. Remove it from there (or run the command yourself).`,
+        ),
+        flagged: true,
+      };
+    if (!assignments.some(({ name, value }) => isProgramCodeAssignment(name, value))) continue;
+    await loadShellParser();
+    const command = String(inFolder(planned, cwd).input['command'] ?? '');
+    const found = programAssignment(assignments, command, cwd, home);
+    if (!found) continue;
+    const { file, name } = found.assignment;
+    const runs =
+      found.program === undefined
+        ? 'the command is too complex to tell which programs it runs, and any of them may read it'
+        : `\`${found.program}\` reads it`;
+    return {
+      verdict: 'ask',
+      reason: terminalText(
+        `Safety check: ${file} sets ${name}, which the agent passes to the commands its shell runs, and ${runs}: it may run the project's code. Remove it from there (or run the command yourself).`,
+      ),
+      flagged: true,
+    };
+  }
+  return undefined;
+}
+
 /** The guard's decision for one hook payload: every efferent call the host call maps to, the strongest answer. */
 export async function decideHookPayload(payload: HookPayload, flags: GuardFlags): Promise<GuardDecision> {
   const plan = planGuardCalls(payload);
@@ -182,21 +262,13 @@ export async function decideHookPayload(payload: HookPayload, flags: GuardFlags)
         strongest = { verdict: decision.behavior, reason, ...(flagged ? { flagged } : {}) };
     }
     if (strongest.verdict === 'allow') strongest.reason = reasons.join('; ');
-    // The host hands the project's own variables to its shell: some run project code before any
-    // command. Nothing short of a deny stands then: the call is a flagged ask.
-    const shellCode =
-      strongest.verdict !== 'deny' && plan.calls.some((call) => call.tool === 'Bash')
-        ? shellCodeAssignment(projectRoot, payload.cwd)
-        : undefined;
-    if (shellCode)
-      return {
-        verdict: 'ask',
-        reason: terminalText(
-          `Safety check: ${shellCode.file} sets ${shellCode.name}, which the agent passes to every command its shell runs, so any command may run the project's code first. Remove it from that file (or run the command yourself).`,
-        ),
-        flagged: true,
-      };
-    return strongest;
+    if (strongest.verdict === 'deny' || !plan.calls.some((call) => call.tool === 'Bash')) return strongest;
+    // The host hands the project's own variables, and the call's, to its shell: some run project
+    // code before any command, others under the programs that read them. Nothing short of a deny
+    // stands then: the call is a flagged ask.
+    const assignments = projectHostAssignments(projectRoot, payload.cwd);
+    const read = await hostVariableRead(session, plan.calls, assignments, projectRoot, home);
+    return read ?? strongest;
   } finally {
     await session.dispose();
   }

@@ -77,6 +77,16 @@ describe('mapping host tools onto efferent calls', () => {
     });
   });
 
+  it('decides a custom command the agent runs as the skill of its name (its text may run shell lines)', () => {
+    for (const command of ['/deploy prod', 'deploy', '/deploy', '/deploy\targ'])
+      expect(plan('claude', 'SlashCommand', { command })).toMatchObject({
+        kind: 'decide',
+        calls: [{ tool: 'Skill', input: { skill: 'deploy' } }],
+      });
+    expect(plan('claude', 'SlashCommand', {}).kind).toBe('unknown');
+    expect(plan('claude', 'SlashCommand', { command: '/' }).kind).toBe('unknown');
+  });
+
   it("decides Codex's shell in its working directory, and an argv shell command as the script bash runs", () => {
     expect(plan('codex', 'shell', { command: ['bash', '-lc', 'ls -la'], workdir: 'sub' })).toEqual({
       kind: 'decide',

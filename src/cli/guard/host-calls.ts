@@ -39,6 +39,8 @@ export interface GuardCall {
   walks?: string[];
   /** The search's own file filter (`glob`, `include`): only files it selects are read. */
   walkGlob?: string;
+  /** Variables the host's shell call sets for the command (Codex's `local_shell` `env`), and the field. */
+  env?: { field: string; assignments: Array<[string, string]> };
 }
 
 /** What the guard does with one host tool call. */
@@ -106,7 +108,6 @@ const ownStateTools = new Set([
   'KillBash',
   'TaskStop',
   'ListMcpResourcesTool',
-  'SlashCommand',
   // Gemini CLI
   'write_todos',
   'save_memory',
@@ -189,14 +190,67 @@ export function planGuardCalls(payload: HookPayload): GuardPlan {
   return payload.host === 'gemini' ? planGemini(payload) : planClaudeOrCodex(payload);
 }
 
+/** Fields of a shell call that set the command's variables (Codex's `local_shell` action has `env`). */
+const environmentFields = ['env', 'environment', 'envs', 'env_vars'];
+
+/** Fields of a shell call that choose the shell or the account it runs as. */
+const shellFields = ['shell', 'user', 'run_as'];
+
+/** The shells a host may be told to use that efferent's analysis speaks (by path or name). */
+const knownShell = /^(?:\/(?:usr\/)?(?:local\/)?bin\/)?(?:ba|z|da)?sh$/;
+
+/**
+ * What a shell call's own fields do to the command's environment: the variables they set, or a
+ * reason the call cannot be decided (an environment of another shape, a shell efferent does not
+ * analyse, another account).
+ */
+function callEnvironment(payload: HookPayload): GuardCall['env'] | { unknown: string } | undefined {
+  const input = payload.toolInput;
+  for (const field of shellFields) {
+    const value = input[field];
+    if (value === undefined || value === null || value === '' || value === false) continue;
+    if (field === 'shell' && typeof value === 'string' && knownShell.test(value)) continue;
+    return { unknown: `${payload.toolName} asks for ${field} ${JSON.stringify(value).slice(0, 80)}` };
+  }
+  const assignments: Array<[string, string]> = [];
+  let named: string | undefined;
+  for (const field of environmentFields) {
+    const value = input[field];
+    if (value === undefined || value === null) continue;
+    named = named ?? field;
+    if (Array.isArray(value)) {
+      for (const entry of value) {
+        const [name, ...rest] = typeof entry === 'string' ? entry.split('=') : [];
+        if (!name || rest.length === 0)
+          return { unknown: `${payload.toolName}'s ${field} field holds an entry that is not NAME=value` };
+        assignments.push([name, rest.join('=')]);
+      }
+    } else if (typeof value === 'object') {
+      for (const [name, entry] of Object.entries(value as Record<string, unknown>))
+        assignments.push([name, typeof entry === 'string' ? entry : (JSON.stringify(entry) ?? '')]);
+    } else return { unknown: `${payload.toolName}'s ${field} field is not a set of variables` };
+  }
+  return named === undefined || assignments.length === 0 ? undefined : { field: named, assignments };
+}
+
+/** A shell plan with the call's own environment on each shell call, or unknown when it cannot be read. */
+function withEnvironment(payload: HookPayload, plan: GuardPlan): GuardPlan {
+  if (plan.kind !== 'decide') return plan;
+  const env = callEnvironment(payload);
+  if (env === undefined) return plan;
+  if ('unknown' in env) return { kind: 'unknown', reason: env.unknown };
+  return {
+    kind: 'decide',
+    calls: plan.calls.map((call) => (call.tool === 'Bash' ? { ...call, env } : call)),
+  };
+}
+
 function planClaudeOrCodex(payload: HookPayload): GuardPlan {
   const { toolName: name, toolInput: input } = payload;
   if (name === 'Bash')
-    return withCarriedPatches(
+    return withEnvironment(
       payload,
-      { kind: 'decide', calls: [{ tool: name, input }] },
-      [input['command']],
-      [],
+      withCarriedPatches(payload, { kind: 'decide', calls: [{ tool: name, input }] }, [input['command']], []),
     );
   if (name === 'Grep') {
     const glob = text(input['glob']);
@@ -227,6 +281,13 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
       return decideOne('Task', { subagent_type: text(input['subagent_type']) ?? 'general-purpose' });
     case 'Skill':
       return decideOne('Skill', { skill: text(input['skill']) ?? text(input['command']) ?? '' });
+    case 'SlashCommand': {
+      // A custom command's text may run shell lines (`!` and its allowed-tools): not the agent's own
+      // state. Decided as the skill of its name (`/deploy prod` → deploy), as Claude Code now does.
+      const name = /^\/?([^\s/]\S*)/.exec(text(input['command']) ?? '')?.[1];
+      if (!name) return { kind: 'unknown', reason: 'SlashCommand names no command' };
+      return decideOne('Skill', { skill: name });
+    }
     case 'ReadMcpResourceTool': {
       const server = text(input['server']);
       if (!server) return { kind: 'unknown', reason: 'ReadMcpResourceTool names no server' };
@@ -238,7 +299,10 @@ function planClaudeOrCodex(payload: HookPayload): GuardPlan {
     case 'local_shell':
     case 'shell_command':
     case 'exec_command':
-      return shellCall(payload, [input['command'], input['cmd']], [input['workdir']]);
+      return withEnvironment(
+        payload,
+        shellCall(payload, [input['command'], input['cmd']], [input['workdir']]),
+      );
     case 'apply_patch':
       return patchCalls(payload);
     default:
@@ -358,7 +422,10 @@ function planGemini(payload: HookPayload): GuardPlan {
   });
   switch (name) {
     case 'run_shell_command':
-      return shellCall(payload, [input['command']], [input['dir_path'], input['directory']]);
+      return withEnvironment(
+        payload,
+        shellCall(payload, [input['command']], [input['dir_path'], input['directory']]),
+      );
     case 'read_file':
       return eachPath(filePaths, name, (path) => ({
         tool: 'Read',

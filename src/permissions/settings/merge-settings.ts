@@ -88,6 +88,7 @@ export function mergeSettings(
   let model: string | undefined;
   let cleanupPeriodDays: number | undefined;
   let statusLine: unknown;
+  let statusLineFromPolicy = false;
   let defaultMode: PermissionMode | undefined;
   let disableBypass = false;
   let disableAuto = false;
@@ -180,8 +181,10 @@ export function mergeSettings(
     const layerCleanup = layer.settings['cleanupPeriodDays'];
     if (cleanupPeriodDays === undefined && typeof layerCleanup === 'number' && Number.isInteger(layerCleanup))
       cleanupPeriodDays = layerCleanup;
-    if (statusLine === undefined && layer.settings['statusLine'] !== undefined)
+    if (statusLine === undefined && layer.settings['statusLine'] !== undefined) {
       statusLine = layer.settings['statusLine'];
+      statusLineFromPolicy = layer.source === 'policySettings';
+    }
     const layerModel = layer.settings['model'];
     if (model === undefined && typeof layerModel === 'string' && layerModel.trim() !== '')
       model = layerModel.trim();
@@ -256,6 +259,20 @@ export function mergeSettings(
     : hooks;
   if (disableUnmanagedHooks && keptHooks.length > 0 && !disableAllHooks)
     notices.push('disableAllHooks below the managed policy keeps the policy hooks running.');
+
+  // A status line is a command like a hook's (Claude Code: `disableAllHooks` turns off "all hooks and
+  // any custom status line"): the switches that stop hooks stop it, and the policy's stays policy.
+  if (
+    statusLine !== undefined &&
+    (disableAllHooks || (!statusLineFromPolicy && (disableUnmanagedHooks || managedHooksOnly)))
+  ) {
+    statusLine = undefined;
+    notices.push(
+      disableAllHooks || disableUnmanagedHooks
+        ? 'Ignored statusLine: disableAllHooks turns off the status line command too.'
+        : 'Ignored statusLine: the managed policy allows only its own hooks, and a status line command is one.',
+    );
+  }
 
   return {
     rules: { allow, deny, ask },
