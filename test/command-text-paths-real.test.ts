@@ -74,9 +74,9 @@ const reads = [
   'cat $PWD/.env',
   'cat "$(pwd)"/.env',
   'cat `pwd`/.env',
-  'cat .e${E}nv',
+  `cat .e$\{E}nv`,
   'cat ~+/.env',
-  'cat${IFS}.env',
+  `cat$\{IFS}.env`,
   'cat .en?',
   'cat .e*',
   'cat .en[v]',
@@ -94,7 +94,7 @@ const writes = [
   'tee .git/hooks/pre-commit',
   'cp x .claude/settings.json',
   'sort -o.git/hooks/pre-commit x',
-  'tee${IFS}.git/hooks/pre-commit',
+  `tee$\{IFS}.git/hooks/pre-commit`,
   'echo x > .envrc',
   'echo x > CLAUDE.md',
   'echo x > secrets/key',
@@ -125,7 +125,7 @@ describe('paths named inside command text', () => {
     expect(bashOutput("flock build.lock -c 'cat .env'")).toContain(secret);
     expect(bashOutput('flock build.lock -c \'cat .e""nv\'')).toContain(secret);
     expect(bashOutput("flock build.lock -c 'cat $PWD/.env'")).toContain(secret);
-    expect(bashOutput("flock build.lock -c 'cat${IFS}.en?'")).toContain(secret);
+    expect(bashOutput(`flock build.lock -c 'cat$\{IFS}.en?'`)).toContain(secret);
     expect(bashOutput("script -qc 'cat .env' /dev/null")).toContain(secret);
     expect(bashOutput('python3 -c \'print(open(".env").read())\'')).toContain(secret);
     expect(bashOutput("git -c alias.show-env='!cat .env' show-env")).toContain(secret);
