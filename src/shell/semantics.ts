@@ -253,7 +253,7 @@ function sshReadsInput(args: readonly string[]): boolean {
 
 /**
  * Programs that run commands read from their input themselves when given none on the command line:
- * `su`/`sg`/`runuser` and `script` start a shell, `ssh HOST` a remote one, `parallel` runs each line,
+ * `su`/`sg`/`runuser`, `sudo -s`/`-i` and `script` start a shell, `ssh HOST` a remote one, `parallel` runs each line,
  * `crontab` installs lines that cron runs.
  */
 function runsCommandsFromInput(name: string, args: readonly string[]): boolean {
@@ -268,6 +268,10 @@ function runsCommandsFromInput(name: string, args: readonly string[]): boolean {
       return !args.some(commandOption) && args.filter((word) => !word.startsWith('-')).length <= 1;
     case 'ssh':
       return sshReadsInput(args);
+    case 'sudo':
+    case 'doas':
+      // `sudo -s`, `sudo -i`, `doas -s` with no command start a shell (with a command, it is unwrapped).
+      return args.some((word) => /^-[A-Za-z]*[si]|^--(?:shell|login)$/.test(word));
     case 'parallel':
       return args.every((word) => word.startsWith('-'));
     case 'crontab':
