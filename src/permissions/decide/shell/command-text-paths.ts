@@ -230,7 +230,9 @@ function coveredPathInText(
       if (found) return found;
       continue;
     }
-    // Words without a dot, slash or home are judged by name (no system call); the rest on disk.
+    // A word without a dot, slash or home (`curl`, `-s`, `sh`) is judged only when its name alone
+    // may be protected (no system call); the rest are resolved on disk.
+    if (!pathLike && !mayNameProtectedEntry(token)) continue;
     if (pathLike && ++resolvedCount > maxResolvedWords) return 'more names than can be checked';
     const path = pathLike
       ? resolveFrom(token, subcommand, workspace)
