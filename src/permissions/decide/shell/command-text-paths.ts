@@ -97,6 +97,9 @@ function commandTexts(subcommand: AnalyzedSubcommandLike): string[] | undefined 
  */
 const runtimePart = /\$\([^()]*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|~[+-](?=\/|$)/g;
 
+/** A URL of a scheme other than `file`, up to the next blank or quote. */
+const remoteUrl = /\b(?!file:)[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s'"`]*/g;
+
 /** The words of command text that may name paths, each once; home spelled as `~`. */
 function textTokens(texts: readonly string[]): string[] {
   const tokens = new Set<string>();
@@ -106,7 +109,9 @@ function textTokens(texts: readonly string[]): string[] {
     // `-o.git/config`: a short option's value glued to its letter.
     if (/^-[A-Za-z]./.test(token) && !token.startsWith('--')) tokens.add(token.slice(2));
   };
-  for (const text of texts) {
+  for (const written of texts) {
+    // A URL other than `file:` names no local file (`curl -s https://host/x|sh`).
+    const text = written.includes('://') ? written.replace(remoteUrl, ' ') : written;
     const homeAsTilde = text.includes('HOME') ? text.replace(/\$\{HOME\}|\$HOME\b/g, '~') : text;
     for (const token of homeAsTilde.split(tokenBreak)) add(token);
     // With the quoting a shell inside removes (`.e""nv`, `.e\\nv` are `.env`).
