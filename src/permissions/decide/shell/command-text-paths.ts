@@ -7,7 +7,7 @@ import type { PermissionRule } from '../../rules/rule-types.ts';
 import { describeRule, ruleStep, type Verdict } from '../verdict.ts';
 import type { IndexedCheckContext } from './check-context.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
-import { argumentUnderWriteDeny, ask, describePath, resolveFrom } from './subcommand-checks.ts';
+import { ask, describePath, resolveFrom } from './subcommand-checks.ts';
 
 /**
  * Paths named inside **command text**: one word that holds a command line or code another program
@@ -132,12 +132,18 @@ function textTokens(texts: readonly string[]): string[] {
 /** What a path named in the text runs into, or undefined. */
 type Finding = { path: string; what: string; rule?: PermissionRule; kind: 'safety' | 'rule' };
 
+/** A last path segment with a dot after its first character (`a.ts`, `core.pager`): taken for a file. */
+const fileName = /[^/]\.[^/]*$/;
+
 function judgePath(
   path: CanonicalPath,
   context: IndexedCheckContext,
   resolved: boolean,
 ): Finding | undefined {
-  const { readDeny, readAsk } = context.pathRules;
+  const { readDeny, readAsk, writeDeny } = context.pathRules;
+  const { scanLinks } = context.workspace;
+  // A directory is looked into only for a word that may name one (`.`, `src`, `.ssh`), not `a.ts`.
+  const mayBeDirectory = resolved && !fileName.test(path.lexical);
   const readRule = readDeny.find(path);
   if (readRule)
     return {
@@ -146,16 +152,24 @@ function judgePath(
       rule: readRule,
       kind: 'safety',
     };
-  if (resolved && readDeny.size > 0 && readDeny.holdsCoveredPath(path, context.workspace.scanLinks))
+  if (mayBeDirectory && readDeny.size > 0 && readDeny.holdsCoveredPath(path, scanLinks))
     return { path: path.lexical, what: 'a directory holding files a read deny rule covers', kind: 'safety' };
-  const written = argumentUnderWriteDeny([path], context);
-  if (written)
-    return {
-      path: written.path,
-      what: `which ${describeRule(written.rule)} protects from writes`,
-      rule: written.rule,
-      kind: 'safety',
-    };
+  if (writeDeny.size > 0) {
+    const directories = [path.lexical, path.physical];
+    const rule =
+      writeDeny.find(path) ??
+      (mayBeDirectory
+        ? (writeDeny.firstInside(directories) ??
+          (writeDeny.holdsCoveredPath(path, scanLinks) ? writeDeny.firstAround(directories) : undefined))
+        : undefined);
+    if (rule)
+      return {
+        path: path.lexical,
+        what: `which ${describeRule(rule)} protects from writes`,
+        rule,
+        kind: 'safety',
+      };
+  }
   const lexicalName = path.lexical.slice(path.lexical.lastIndexOf('/') + 1);
   const physicalName = path.physical.slice(path.physical.lastIndexOf('/') + 1);
   if (
