@@ -6,6 +6,8 @@ import {
   type SimpleCommand,
 } from './types.ts';
 import { isHarmlessEnvAssignment } from './env-vars.ts';
+import { own } from './own.ts';
+import { isReadOnlySimpleCommand } from './read-only/classify.ts';
 import { tooComplex } from './walk-errors.ts';
 import type { UnwrapDetails } from './wrappers.ts';
 
@@ -161,13 +163,163 @@ function isRuntimeDescriptor(word: string): boolean {
 
 /** Interpreters other than shells that read their program from standard input when given no script. */
 const stdinInterpreters =
-  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|wish|expect|dc|m4|gnuplot|R|Rscript|julia)$/;
+  /^(?:python[0-9.]*|node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|wish|expect|dc|m4|gnuplot|R|Rscript|julia|xonsh|elvish|osh|ysh|oil|ion|rc|es|sash|fish|csh|tcsh|pwsh|nu)$/;
 
 /**
  * Programs that read commands from standard input even when given files to work on, and can run a
  * shell command from them: `ed`/`ex` `!cmd`, vim keystrokes `:!cmd`, sqlite3 `.shell`, gdb `shell`.
  */
 const stdinCommandReaders = /^(?:ed|red|ex|vi|vim|nvim|view|sqlite3|gdb)$/;
+
+/**
+ * Every name above that reads a program from its input (shells, interpreters, command readers), as a
+ * word of another program's command line: `flock L sh`, `unshare -r bash`, `ssh host python3`,
+ * `docker exec -i c sh`, `npx sh`, `--shell=/bin/sh`, `alias.x=!sh`.
+ */
+const inputReaderWord = new RegExp(
+  `(?:^|[\\s=!:;|&(/])(?:${[
+    ...['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash', 'busybox', 'toybox'],
+    'python[0-9.]*',
+    'node|nodejs|perl[0-9.]*|ruby|php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|wish|expect|dc|m4|gnuplot|R|Rscript|julia',
+    'xonsh|elvish|osh|ysh|oil|ion|rc|es|sash|fish|csh|tcsh|pwsh|nu',
+    'ed|red|ex|vi|vim|nvim|view|sqlite3|gdb',
+  ].join('|')})(?=$|[\\s;|&)])`,
+);
+
+/** A system program named by its path (`/bin/sh`, `/usr/bin/python3`): the name it is known by. */
+const programPath = /^(?:\/|\.{1,2}\/)(?:[^/]*\/)*([^/]+)$/;
+
+/** How a command is named for the input checks: `/bin/bash` and `./sh` are `bash` and `sh`. */
+function programName(written: string): string {
+  if (!written.includes('/')) return written;
+  return programPath.exec(written)?.[1] ?? written;
+}
+
+/** Build tools that run the commands of a build file, and the options naming that file. */
+const buildFileOptions: Readonly<Record<string, { short: string; long: readonly string[] }>> = {
+  make: { short: 'f', long: ['--file', '--makefile'] },
+  gmake: { short: 'f', long: ['--file', '--makefile'] },
+  bmake: { short: 'f', long: [] },
+  pmake: { short: 'f', long: [] },
+  remake: { short: 'f', long: ['--file', '--makefile'] },
+  ninja: { short: 'f', long: [] },
+  just: { short: 'f', long: ['--justfile'] },
+  task: { short: 't', long: ['--taskfile'] },
+};
+
+/** The build files a build tool is told to read (`make -f F`, `-fF`, `--file=F`, `--makef F`). */
+function buildFiles(name: string, args: readonly string[]): string[] {
+  const options = own(buildFileOptions, name);
+  if (options === undefined) return [];
+  const files: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (word === '--') break;
+    if (word.startsWith('--')) {
+      const equals = word.indexOf('=');
+      const option = equals === -1 ? word : word.slice(0, equals);
+      // Long options may be abbreviated (`--fil`, `--makef`).
+      if (option.length < 4 || !options.long.some((long) => long.startsWith(option))) continue;
+      const value = equals === -1 ? args[++index] : word.slice(equals + 1);
+      if (value !== undefined) files.push(value);
+      continue;
+    }
+    if (!word.startsWith('-') || word === '-') continue;
+    const at = word.indexOf(options.short);
+    if (at < 1) continue;
+    const attached = word.slice(at + 1);
+    const value = attached === '' ? args[++index] : attached;
+    if (value !== undefined) files.push(value);
+  }
+  return files;
+}
+
+/** ssh's options that take a value; the first other word is the host, and any after it the command. */
+const sshValueLetters = 'BbcDEeFIiJLlmOoPpQRSWw';
+
+/** Whether ssh is given no remote command, so the remote shell reads its commands from the input. */
+function sshReadsInput(args: readonly string[]): boolean {
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? '';
+    if (word.startsWith('-') && word.length > 1) {
+      const letter = [...word.slice(1)].findIndex((character) => sshValueLetters.includes(character));
+      if (letter !== -1 && letter === word.length - 2) index++;
+      continue;
+    }
+    return index === args.length - 1;
+  }
+  return false;
+}
+
+/**
+ * Programs that run commands read from their input themselves when given none on the command line:
+ * `su`/`sg`/`runuser`, `sudo -s`/`-i` and `script` start a shell, `ssh HOST` a remote one, `parallel` runs each line,
+ * `crontab` installs lines that cron runs.
+ */
+function runsCommandsFromInput(name: string, args: readonly string[]): boolean {
+  const commandOption = (word: string) =>
+    /^-[A-Za-z]*c|^--(?:c|co|com|comm|comma|comman|command|session-command)(?:=|$)/.test(word);
+  switch (name) {
+    case 'su':
+    case 'runuser':
+    case 'script':
+      return !args.some(commandOption);
+    case 'sg':
+      return !args.some(commandOption) && args.filter((word) => !word.startsWith('-')).length <= 1;
+    case 'ssh':
+      return sshReadsInput(args);
+    case 'sudo':
+    case 'doas':
+      // `sudo -s`, `sudo -i`, `doas -s` with no command start a shell (with a command, it is unwrapped).
+      return args.some((word) => /^-[A-Za-z]*[si]|^--(?:shell|login)$/.test(word));
+    case 'parallel':
+      return args.every((word) => word.startsWith('-'));
+    case 'crontab':
+      return (
+        !args.some((word) => /^-[A-Za-z]*[lre]/.test(word)) &&
+        args.every((word) => word === '-' || word.startsWith('-'))
+      );
+    default:
+      return false;
+  }
+}
+
+/**
+ * Input that becomes a program through a command the lists above do not name: a build file read from
+ * input or a descriptor (`make -f -`, `make -f <(…)`), a program that runs commands from input itself
+ * (`… | su`, `… | ssh host`, `… | parallel`, `… | crontab -`), or a runner the analyser does not
+ * remove in front of a shell or interpreter (`… | flock L sh`, `… | unshare -r bash`,
+ * `… | docker exec -i c python3`). What runs is only known when the command runs: too complex.
+ */
+function checkInputRunners(
+  name: string,
+  inner: SimpleCommand,
+  stdin: StdinBody | undefined,
+  fed: boolean,
+  node: SyntaxNode,
+): void {
+  const args = inner.argv.slice(1);
+  const input = stdin !== undefined || fed;
+  for (const file of buildFiles(name, args)) {
+    if (isRuntimeDescriptor(file) || ((file === '-' || stdinDescriptor.test(file)) && input))
+      tooComplex(`${name} runs a build file only known when the command runs`, node.type);
+  }
+  if (!input) return;
+  if (runsCommandsFromInput(name, args))
+    tooComplex(`${name} runs commands read from input only known when the command runs`, node.type);
+  if (shells.has(name) || stdinInterpreters.test(name) || stdinCommandReaders.test(name)) return;
+  const kinds = inner.argKinds;
+  const reader = args.find(
+    (word, index) => (kinds?.[index + 1] ?? 'literal') === 'literal' && inputReaderWord.test(word),
+  );
+  if (reader === undefined) return;
+  const argKinds = kinds ?? inner.argv.map(() => 'literal' as const);
+  if (isReadOnlySimpleCommand({ argv: inner.argv, argKinds, envVars: [], redirects: [] })) return;
+  tooComplex(
+    `${name} may run ${reader.slice(0, 40)}, which reads its program from input only known when the command runs`,
+    node.type,
+  );
+}
 
 /**
  * Code a command reads from its input or a descriptor, which another command or a file supplies
@@ -231,8 +383,11 @@ export function shellBody(
   node: SyntaxNode,
   fed = stdin !== undefined,
 ): { text: string; origin: CommandOrigin } | undefined {
-  const name = inner.argv[0];
-  if (name === undefined) return undefined;
+  const written = inner.argv[0];
+  if (written === undefined) return undefined;
+  const name = programName(written);
+  if (fed || stdin !== undefined || own(buildFileOptions, name) !== undefined)
+    checkInputRunners(name, inner, stdin, fed, node);
   if (name === 'at' || name === 'batch')
     return scheduledFromInput(name, inner.argv.slice(1), stdin, fed, node);
   // Commands that run no code from a string or their input are done here (most of them).
@@ -263,7 +418,7 @@ export function shellBody(
     if (args.some((word) => /^-[a-z]*c/.test(word) || word === '--command')) {
       tooComplex(`${name} code is not analysed`, node.type);
     }
-    return undefined;
+    return programFromInput(name, args, stdin, fed, node);
   }
   if (name === 'busybox' && args[0] !== undefined && shells.has(args[0])) {
     return shellBody({ ...inner, argv: args, argKinds: kinds }, details, stdin, node, fed);

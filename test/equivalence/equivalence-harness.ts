@@ -60,6 +60,26 @@ export const recordedLooserCases: Readonly<Record<string, string>> = {
     'an allow rule that names sudo (`Bash(sudo apt update)`) matches the command as written; the oracle unwrapped sudo and matched only `apt update` (docs/decisions/security-other-user.md)',
 };
 
+/**
+ * A generated call with the looser answer {@link recordedLooserCases} records for
+ * `r7-otheruser-named-rule-allows`: a command run through sudo or doas allowed by a rule that names
+ * that wrapper (`Bash(sudo:*)` for `sudo find x`), where the oracle unwrapped the wrapper and found no
+ * rule for the inner command. Only that shape: allow against ask, the allow step's rule naming the
+ * wrapper the command starts with.
+ */
+function namedOtherUserRule(call: EquivalenceCall, current: unknown, legacy: unknown): boolean {
+  type Decision = { behavior?: string; trace?: Array<{ outcome?: string; rule?: string }> };
+  const now = current as Decision | undefined;
+  const before = legacy as Decision | undefined;
+  if (now?.behavior !== 'allow' || before?.behavior !== 'ask' || call.tool !== 'Bash') return false;
+  const command = (call.input as { command?: unknown }).command;
+  if (typeof command !== 'string') return false;
+  const wrapper = /^(sudo|doas)\s/.exec(command)?.[1];
+  if (wrapper === undefined) return false;
+  const allowStep = now.trace?.find((step) => step.outcome === 'allow' && typeof step.rule === 'string');
+  return allowStep?.rule?.startsWith(`Bash(${wrapper}`) === true;
+}
+
 /** How strict a decision is: a difference may only ever move up this scale. */
 const strictness: Readonly<Record<string, number>> = { allow: 0, ask: 1, deny: 2 };
 
@@ -632,7 +652,8 @@ export class EquivalenceRunner {
     if (same) return undefined;
     if (this.pastLimits(request, current, legacy)) return { call, current, legacy, reviewed: 'past-limits' };
     if (atLeastAsStrict(current, legacy)) return { call, current, legacy, reviewed: 'stricter' };
-    if (Object.hasOwn(recordedLooserCases, call.id)) return { call, current, legacy, reviewed: 'recorded' };
+    if (Object.hasOwn(recordedLooserCases, call.id) || namedOtherUserRule(call, current, legacy))
+      return { call, current, legacy, reviewed: 'recorded' };
     return { call, current, legacy };
   }
 

@@ -11,6 +11,7 @@ import {
   namesOnlyCommands,
   patternDirectories,
 } from './command-paths.ts';
+import { commandTextNamesCoveredPath } from './command-text-paths.ts';
 import { unknownGitCommand } from './git-command-names.ts';
 import { otherUserWrapper } from './risky-arguments.ts';
 import { writeTargetsKnown } from '../../../shell/index.ts';
@@ -71,6 +72,9 @@ const gitNameUnderRule: SubcommandStep = ({ subcommand, context }) => {
 };
 
 const readDenied: SubcommandStep = (facts) => facts.reads().deny;
+
+const commandTextNamesPath: SubcommandStep = ({ subcommand, context, label }) =>
+  commandTextNamesCoveredPath(subcommand, context, label);
 
 const writeDenied: SubcommandStep = (facts) => {
   const writes = facts.writes();
@@ -472,6 +476,10 @@ export const subcommandDecisionTable: DecisionTable<SubcommandFacts, Verdict> = 
   {
     name: 'words xargs adds, or code that starts programs, while a deny or ask rule is in force',
     check: commandOnlyKnownAtRunTime,
+  },
+  {
+    name: 'command text in a word names a path a deny or ask rule or the protected list covers',
+    check: commandTextNamesPath,
   },
   { name: 'an ask rule on the command', check: shellAskRule },
   { name: 'a Read ask rule on what it reads', check: readAskRule },
