@@ -189,7 +189,7 @@ const gitCommandNames = new Set([
 ]);
 
 /** git's global options that take the next word as their value. */
-const gitValuedGlobalOptions = new Set([
+export const gitValuedGlobalOptions: ReadonlySet<string> = new Set([
   '-C',
   '-c',
   '--git-dir',

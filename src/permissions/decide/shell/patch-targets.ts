@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import { protectedPathReason } from '../../paths/protected-paths.ts';
 import type { Workspace } from '../workspace.ts';
 import { expandHome } from './command-paths.ts';
+import { gitValuedGlobalOptions } from './git-command-names.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 
 /**
@@ -13,18 +14,6 @@ import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 
 /** The largest patch read at decision time; a bigger one is not known before it runs. */
 const patchReadLimit = 8 * 1024 * 1024;
-
-const gitValuedGlobals = new Set([
-  '-C',
-  '-c',
-  '--git-dir',
-  '--work-tree',
-  '--namespace',
-  '--super-prefix',
-  '--config-env',
-  '--attr-source',
-  '--exec-path',
-]);
 
 /** What a patch applier writes, as far as can be known before it runs. */
 export type PatchWrites =
@@ -46,7 +35,7 @@ function applierOf(argv: readonly string[]): Applier | undefined {
   if (name !== 'git') return undefined;
   for (let index = 1; index < argv.length; index++) {
     const word = argv[index] ?? '';
-    if (gitValuedGlobals.has(word)) index++;
+    if (gitValuedGlobalOptions.has(word)) index++;
     else if (!word.startsWith('-'))
       return word === 'apply' || word === 'am' ? { program: word, args: argv.slice(index + 1) } : undefined;
   }
