@@ -327,7 +327,10 @@ function shellCall(payload: HookPayload, commands: unknown[], workdirs: unknown[
     return { kind: 'unknown', reason: `${payload.toolName} sent no command text` };
   const folders = directoriesOf(payload, ...workdirs);
   const calls: GuardCall[] = [];
-  for (const script of new Set(scripts as string[])) {
+  // `["apply_patch", PATCH]` runs no shell: the host applies the patch itself, so only its writes
+  // (added below) are decided. Read as a shell command, the envelope's `***` lines are patterns.
+  const shellScripts = scripts.filter((_, index) => !hostAppliedPatch(given[index]));
+  for (const script of new Set(shellScripts as string[])) {
     for (const cwd of folders.length > 0 ? folders : [undefined])
       calls.push(
         cwd
@@ -336,6 +339,17 @@ function shellCall(payload: HookPayload, commands: unknown[], workdirs: unknown[
       );
   }
   return withCarriedPatches(payload, { kind: 'decide', calls }, given, folders);
+}
+
+/** The argv a host applies as a patch itself, without a shell: exactly `[apply_patch, PATCH]`. */
+function hostAppliedPatch(command: unknown): boolean {
+  if (!Array.isArray(command) || command.length !== 2) return false;
+  const [program, patch] = command as unknown[];
+  return (
+    (program === 'apply_patch' || program === 'applypatch') &&
+    typeof patch === 'string' &&
+    containsPatch(patch)
+  );
 }
 
 /** A decided shell plan plus the writes of any patch its commands carry; an unreadable patch is unknown. */
