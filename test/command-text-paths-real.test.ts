@@ -198,9 +198,23 @@ describe('paths named inside command text', () => {
     "git -c core.pager='less -R' -p log",
     "ssh host 'ls -la /var/log'",
     "watch -n 5 'git status'",
+    // A shell's `*` passes over .git, .claude and .env unless the text turns dot globbing on.
+    'echo "* item" >> notes.md',
+    "echo '*** heading' '? question' >> notes.md",
+    "flock build.lock -c 'rm -f *.o *'",
   ])('%s stays allowed in bypassPermissions', async (command) => {
     const verdict = await decide(command, 'bypassPermissions');
     expect(verdict.behavior, `${command}: ${verdict.message ?? ''}`).toBe('allow');
+  });
+
+  it.each([
+    "flock build.lock -c 'shopt -s dotglob; rm -rf *'",
+    "flock build.lock -c 'GLOBIGNORE=x; cp new *'",
+    "zsh -c 'rm -rf *(D)'",
+    "BASHOPTS=dotglob flock build.lock -c 'rm -rf *'",
+  ])('%s, where the pattern reaches names with a dot, asks in bypassPermissions', async (command) => {
+    const verdict = await decide(command, 'bypassPermissions');
+    expect(verdict.behavior, `${command}: ${verdict.message ?? ''}`).toBe('ask');
   });
 
   it('a long command text is read without a system call per plain word', async () => {

@@ -192,6 +192,15 @@ function judgePath(
   return undefined;
 }
 
+const dotGlobbingSwitch = /dotglob|globignore|glob_?dots|bashopts|\([^)\s]*d[^)\s]*\)/i;
+
+/** Whether a pattern in the subcommand's text may match names that start with a dot. */
+function dotGlobbing(subcommand: AnalyzedSubcommandLike): boolean {
+  if (dotGlobbingSwitch.test(subcommand.sourceText ?? subcommand.text)) return true;
+  if (dotGlobbingSwitch.test(subcommand.text)) return true;
+  return subcommand.envVars.some((variable) => dotGlobbingSwitch.test(`${variable.name}=${variable.value}`));
+}
+
 /** A glob word of the text: the entries of its directory it matches, judged one by one. */
 function judgePattern(
   token: string,
@@ -217,7 +226,10 @@ function judgePattern(
   } catch {
     return undefined;
   }
-  const matches = picomatch(last, { dot: true, nocase: true });
+  // A shell's `*` and `?` pass over names that start with a dot (`echo '* item'` does not name .git)
+  // unless the text turns that off: bash's dotglob or GLOBIGNORE, zsh's globdots or `(D)`, or a
+  // BASHOPTS handed to the inner bash.
+  const matches = picomatch(last, { dot: dotGlobbing(subcommand), nocase: true });
   for (const name of names) {
     if (!matches(name)) continue;
     const path = resolveFrom(`${directory}/${name}`, subcommand, context.workspace);
