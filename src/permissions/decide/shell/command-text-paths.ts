@@ -2,10 +2,10 @@ import { readdirSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { mayNameProtectedEntry } from '../../../core/protected-paths.ts';
 import { type CanonicalPath, isUnresolvable, lexicalRealpath } from '../../paths/canonical-path.ts';
-import { protectedPathReason } from '../../paths/protected-paths.ts';
 import type { PermissionRule } from '../../rules/rule-types.ts';
 import { describeRule, ruleStep, type Verdict } from '../verdict.ts';
 import type { IndexedCheckContext } from './check-context.ts';
+import { protectedReasonOf } from './protected-names.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { ask, describePath, resolveFrom } from './subcommand-checks.ts';
 
@@ -170,17 +170,8 @@ function judgePath(
         kind: 'safety',
       };
   }
-  const lexicalName = path.lexical.slice(path.lexical.lastIndexOf('/') + 1);
-  const physicalName = path.physical.slice(path.physical.lastIndexOf('/') + 1);
-  if (
-    path.lexical.includes('/.') ||
-    path.physical.includes('/.') ||
-    mayNameProtectedEntry(lexicalName) ||
-    mayNameProtectedEntry(physicalName)
-  ) {
-    const reason = protectedPathReason(path.lexical) ?? protectedPathReason(path.physical);
-    if (reason) return { path: describePath(path), what: `which is protected (${reason})`, kind: 'safety' };
-  }
+  const reason = protectedReasonOf(path);
+  if (reason) return { path: describePath(path), what: `which is protected (${reason})`, kind: 'safety' };
   const askRule = readAsk?.find(path);
   if (askRule)
     return {

@@ -110,9 +110,7 @@ export function protectedNameInWords(
   physical: boolean,
 ): NamedProtected | undefined {
   for (const path of readPaths) {
-    const reason = mayBeProtectedPath(path.lexical)
-      ? (protectedPathReason(path.lexical) ?? physicalReason(path))
-      : physicalReason(path);
+    const reason = protectedReasonOf(path);
     if (reason) return { piece: path.lexical, reason };
   }
   const { argv } = subcommand;
@@ -150,17 +148,22 @@ export function protectedNameInWords(
         physical ? workspace.realpath : lexicalRealpath,
       );
       if (isUnresolvable(path)) continue;
-      const reason = writtenReason(path.lexical) ?? physicalReason(path);
+      const reason = protectedReasonOf(path);
       if (reason) return { piece: describeResolved(path), reason };
     }
   }
   return undefined;
 }
 
-const physicalReason = (path: CanonicalPath) =>
-  path.physical !== path.lexical && mayBeProtectedPath(path.physical)
-    ? protectedPathReason(path.physical)
-    : undefined;
+/**
+ * Why a resolved path is protected, as written or where its links lead, or undefined: each spelling
+ * goes to the full check only past the one-pass gate.
+ */
+export function protectedReasonOf(path: CanonicalPath): string | undefined {
+  return (
+    writtenReason(path.lexical) ?? (path.physical !== path.lexical ? writtenReason(path.physical) : undefined)
+  );
+}
 
 /**
  * A shell pattern whose matches may include a protected path, whether or not anything matches it
@@ -311,7 +314,7 @@ function protectedTarget(
     const reason = writtenReason(expanded);
     return reason ? { directory: expanded, reason } : undefined;
   }
-  const reason = writtenReason(path.lexical) ?? physicalReason(path);
+  const reason = protectedReasonOf(path);
   return reason ? { directory: describeResolved(path), reason } : undefined;
 }
 

@@ -111,9 +111,6 @@ const namesWriteAskPath: SubcommandStep = (facts) => {
   );
 };
 
-/** Programs that write what a file they read names: patch appliers and archive extractors. */
-const contentWriters = new Set(['git', 'git-apply', 'git-am', 'patch', 'tar', 'gtar', 'bsdtar', 'unzip']);
-
 /**
  * A command that is not read-only names a protected path: `git restore .claude/…`, `git config
  * --file .gitmodules`, `mkfifo .envrc`, `ln -s .claude c`, `prettier --write .vscode/settings.json`,
@@ -123,6 +120,7 @@ const contentWriters = new Set(['git', 'git-apply', 'git-am', 'patch', 'tar', 'g
  * settle it. `git add` and `git commit` only record what is already there. What counts as naming is
  * {@link protectedNameInWords}: every word and every part of a word; the parts inside words are
  * followed through links when a rule or the mode may let a program whose outputs are not modelled run.
+ * A patch applier or an archive extraction also writes what the file it reads names.
  */
 const namesProtectedPath: SubcommandStep = (facts) => {
   const { subcommand, context } = facts;
@@ -134,38 +132,37 @@ const namesProtectedPath: SubcommandStep = (facts) => {
     !writeTargetsKnown(program.slice(program.lastIndexOf('/') + 1)) &&
     (context.mode === 'bypassPermissions' || (facts.allowMaySpeak() && facts.allowRule() !== undefined));
   const named = protectedNameInWords(subcommand, facts.reads().readPaths, context.workspace, physical);
-  if (!named) {
-    if (!contentWriters.has(program.slice(program.lastIndexOf('/') + 1))) return undefined;
-    // A patch applier writes the files its patch names (`git apply x.patch` creating .envrc).
-    const patched = patchWrites(subcommand, context.workspace);
-    if (patched === undefined) {
-      // An extraction writes the members its archive names (`tar -xf x.tar` holding .envrc).
-      const extracted = archiveWrites(subcommand, context.workspace);
-      return extracted
-        ? ask(
-            'safety',
-            `${facts.label} extracts ${extracted.path}, which is protected (${extracted.reason})`,
-            { classifierApprovable: false },
-          )
-        : undefined;
-    }
-    return patched.kind === 'protected'
-      ? ask(
-          'safety',
-          `${facts.label} applies a patch that writes ${patched.path}, which is protected (${patched.reason})`,
-          { classifierApprovable: false },
-        )
-      : ask(
-          'safety',
-          `${facts.label} applies a patch whose files are not known before it runs: ${patched.why}`,
-        );
-  }
-  return ask(
-    'safety',
-    `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
-    { classifierApprovable: false },
-  );
+  if (named)
+    return ask(
+      'safety',
+      `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
+      { classifierApprovable: false },
+    );
+  return writesNamedByContent(facts);
 };
+
+/**
+ * What a patch applier writes (`git apply x.patch` creating .envrc) or an extraction unpacks
+ * (`tar -xf x.tar` holding .envrc), read from the patch or archive; each returns nothing at once for
+ * other programs.
+ */
+function writesNamedByContent({ subcommand, context, label }: SubcommandFacts): Verdict | undefined {
+  const patched = patchWrites(subcommand, context.workspace);
+  if (patched?.kind === 'protected')
+    return ask(
+      'safety',
+      `${label} applies a patch that writes ${patched.path}, which is protected (${patched.reason})`,
+      { classifierApprovable: false },
+    );
+  if (patched?.kind === 'unknown')
+    return ask('safety', `${label} applies a patch whose files are not known before it runs: ${patched.why}`);
+  const extracted = archiveWrites(subcommand, context.workspace);
+  return extracted
+    ? ask('safety', `${label} extracts ${extracted.path}, which is protected (${extracted.reason})`, {
+        classifierApprovable: false,
+      })
+    : undefined;
+}
 
 /** `git add …` and `git commit …`: they record files in the repository and change none of them. */
 export function recordsOnly(argv: readonly string[]): boolean {
