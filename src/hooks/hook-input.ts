@@ -7,8 +7,17 @@ import type { HookEvent, HookInput } from './types.ts';
  * JSONL transcript when one is saved (`efferent run`), else a path in the session folder.
  */
 export function defaultTranscriptPath(context: ToolUseContext): string {
-  return context.run.transcriptPath ?? join(context.run.sessionDir, 'transcript.jsonl');
+  const run = context.run;
+  if (run.transcriptPath !== undefined) return run.transcriptPath;
+  // Asked for every hook input of every call: joined once per session folder.
+  const known = joinedTranscripts.get(run);
+  if (known?.sessionDir === run.sessionDir) return known.path;
+  const path = join(run.sessionDir, 'transcript.jsonl');
+  joinedTranscripts.set(run, { sessionDir: run.sessionDir, path });
+  return path;
 }
+
+const joinedTranscripts = new WeakMap<ToolUseContext['run'], { sessionDir: string; path: string }>();
 
 /** `bubble` is efferent's own mode; hook scripts written for Claude Code only know the others. */
 function hookPermissionMode(mode: PermissionMode): PermissionMode {

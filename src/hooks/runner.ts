@@ -408,7 +408,6 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
     prepared?: PreparedCall,
   ): Entry[] => {
     if (config.disabled) return [];
-    const seen = new Set<unknown>();
     const selected: Entry[] = [];
     for (const entry of entries) {
       if (entry.event !== event || !matchesHookMatcher(entry.matcher, matchValue)) continue;
@@ -417,11 +416,39 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
         if (!conditionEvents.has(event)) continue;
         if (input && !conditionHolds(config, condition, input, prepared)) continue;
       }
-      if (seen.has(entry.key)) continue;
-      seen.add(entry.key);
+      // Identical handlers run once (an event has a handful of hooks: a scan beats a set per call).
+      if (selected.some((chosen) => chosen.key === entry.key)) continue;
       selected.push(entry);
     }
     return selected;
+  };
+
+  const startHook = (
+    entry: Entry,
+    event: HookEvent,
+    input: HookInput,
+    options: HookRunOptions,
+  ): HookResult | Promise<HookResult | undefined> | undefined => {
+    try {
+      if (entry.kind === 'callback') return runCallback(entry, event, input, options);
+      if (entry.kind === 'command') return runCommand(entry, event, input, options, config, background);
+      if (entry.kind === 'http') return runHttp(entry, event, input, options, config);
+      if (entry.kind === 'prompt')
+        return runPrompt(entry, event, input, options, config, (key) => {
+          if (warnedTypes.has(key)) return false;
+          warnedTypes.add(key);
+          return true;
+        });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Said once per handler type for the runner's life, not at every tool call.
+    if (warnedTypes.has(entry.type)) return undefined;
+    warnedTypes.add(entry.type);
+    return {
+      hook: hookLabel(entry),
+      error: `Hook type "${entry.type}" is not supported by efferent; such hooks are skipped (this is shown once). Use a command or http hook instead.`,
+    };
   };
 
   const dispose = async (): Promise<void> => {
@@ -436,31 +463,26 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
     dispose,
     [Symbol.asyncDispose]: dispose,
     hasHooks(event, matchValue) {
-      return matching(event, matchValue).length > 0;
+      if (config.disabled) return false;
+      for (const entry of entries) {
+        if (entry.event !== event || !matchesHookMatcher(entry.matcher, matchValue)) continue;
+        if (entry.kind !== 'command' || entry.handler.if === undefined || conditionEvents.has(event))
+          return true;
+      }
+      return false;
     },
     async run(event, input, options): Promise<HookOutcome> {
       const selected = matching(event, options.matchValue, input, options.prepared);
       if (selected.length === 0) return emptyHookOutcome();
-      const results = await Promise.all(
-        selected.map(async (entry): Promise<HookResult | undefined> => {
-          if (entry.kind === 'callback') return runCallback(entry, event, input, options);
-          if (entry.kind === 'command') return runCommand(entry, event, input, options, config, background);
-          if (entry.kind === 'http') return runHttp(entry, event, input, options, config);
-          if (entry.kind === 'prompt')
-            return runPrompt(entry, event, input, options, config, (key) => {
-              if (warnedTypes.has(key)) return false;
-              warnedTypes.add(key);
-              return true;
-            });
-          // Said once per handler type for the runner's life, not at every tool call.
-          if (warnedTypes.has(entry.type)) return undefined;
-          warnedTypes.add(entry.type);
-          return {
-            hook: hookLabel(entry),
-            error: `Hook type "${entry.type}" is not supported by efferent; such hooks are skipped (this is shown once). Use a command or http hook instead.`,
-          };
-        }),
-      );
+      // Every hook starts now, in parallel; in-process callbacks that answer at once are not awaited.
+      const started: Array<HookResult | Promise<HookResult | undefined> | undefined> = [];
+      let pending = false;
+      for (const entry of selected) {
+        const result = startHook(entry, event, input, options);
+        if (result instanceof Promise) pending = true;
+        started.push(result);
+      }
+      const results = pending ? await Promise.all(started) : (started as Array<HookResult | undefined>);
       const merged = mergeHookResults(
         event,
         results.filter((result): result is HookResult => result !== undefined),

@@ -84,8 +84,9 @@ async function* runStages(
   deps: ToolRunnerDeps,
   block: ToolUseBlock,
   context: ToolUseContext,
-  found: (tool: AnyTool) => void,
+  found: { tool?: AnyTool },
   options: RunToolUseOptions | undefined,
+  canUseTool: CanUseTool,
 ): AsyncGenerator<ProgressEvent, Terminal> {
   const toolUseId = block.id;
   const transcriptPath = deps.transcriptPath?.(context);
@@ -95,7 +96,7 @@ async function* runStages(
   const lookup = lookupTool(block.name, deps.tools, deps.allTools); // 1
   if (!lookup.ok) return failureTerminal(toolUseId, lookup.failure);
   const tool = lookup.value;
-  found(tool);
+  found.tool = tool;
 
   const aborted = checkAbort(context); // 2
   if (aborted) return failureTerminal(toolUseId, aborted);
@@ -196,13 +197,6 @@ async function* runStages(
   const observed = prepared;
   if (input !== prepared.input) prepared = prepareCall(tool, input, context, prepared);
 
-  const canUseTool: CanUseTool = (nestedTool, nestedInput, nestedContext, nestedId) =>
-    deps.resolvePermission({
-      tool: nestedTool,
-      input: nestedInput,
-      toolUseId: nestedId,
-      context: nestedContext,
-    });
   const callStarted = performance.now();
   const called = yield* callTool({ tool, input, context, canUseTool, toolUseId, prepared }); // 10
   const durationMs = Math.round(performance.now() - callStarted);
@@ -273,6 +267,14 @@ async function* runStages(
  */
 export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
   const telemetry = deps.telemetry ?? createOtelTelemetry();
+  // What a tool that runs other tools asks before each of them (the same for every call).
+  const canUseTool: CanUseTool = (nestedTool, nestedInput, nestedContext, nestedId) =>
+    deps.resolvePermission({
+      tool: nestedTool,
+      input: nestedInput,
+      toolUseId: nestedId,
+      context: nestedContext,
+    });
   return async function* runToolUse(
     block: ToolUseBlock,
     context: ToolUseContext,
@@ -280,18 +282,10 @@ export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
   ): AsyncGenerator<ToolRunEvent, void> {
     const startTime = Date.now();
     const started = performance.now();
-    let tool: AnyTool | undefined;
+    const found: { tool?: AnyTool } = {};
     let terminal: Terminal;
     try {
-      terminal = yield* runStages(
-        deps,
-        block,
-        context,
-        (found) => {
-          tool = found;
-        },
-        options,
-      );
+      terminal = yield* runStages(deps, block, context, found, options, canUseTool);
     } catch (error) {
       recordCheckedPath(context.run, block.id, undefined);
       reportToolError(deps, error, {
@@ -315,7 +309,7 @@ export function createToolRunner(deps: ToolRunnerDeps): RunToolUse {
     recordCheckedPath(context.run, block.id, undefined);
     const errorClass = classifyAndReport({
       telemetry,
-      tool,
+      tool: found.tool,
       toolUseId: block.id,
       agentId: context.agent.agentId,
       outcome: terminal.outcome,

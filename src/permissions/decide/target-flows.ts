@@ -35,6 +35,21 @@ const ruleVerdict = (rule: PermissionRule, behavior: PermissionBehavior, reason:
     ? ask('rule', reason, { rule, steps: [ruleStep(rule, 'ask', `${reason}.`)] })
     : { behavior, reason, rule, steps: [ruleStep(rule, behavior, `${reason}.`)] };
 
+/** The allow rule offered with an answer that asks: the folder of the path. */
+function folderSuggestion(lexical: string, write: boolean) {
+  return {
+    toolName: write ? 'Edit' : 'Read',
+    ruleContent: `/${lexical.replace(/^\/+/, '/').replace(/\/[^/]*$/, '')}/**`,
+    behavior: 'allow' as const,
+  };
+}
+
+// The rule families each lookup reads (deny and ask rules of Read also hold for writes).
+const readDenyFamilies = ['Read'];
+const writeDenyFamilies = ['Edit', 'Read'];
+const readAllowFamilies = ['Read', 'Edit'];
+const writeAllowFamilies = ['Edit'];
+
 /** Read/Edit path rules: deny → ask → safety → allow (both link and target) → working-directory defaults. */
 export function evaluatePathTarget(
   target: Extract<PermissionTarget, { kind: 'path' }>,
@@ -43,12 +58,13 @@ export function evaluatePathTarget(
   const { workspace, input } = context;
   const path = resolveInWorkspace(target.path, workspace);
   const write = target.access === 'write';
-  const denyFamilies = write ? ['Edit', 'Read'] : ['Read'];
+  const denyFamilies = write ? writeDenyFamilies : readDenyFamilies;
   if (isUnresolvable(path))
     return ask('safety', `the path ${JSON.stringify(target.path)} cannot be checked (${path.unresolvable})`);
   context.checkedPath = path.physical;
   const where = path.lexical === path.physical ? path.lexical : `${path.lexical} (→ ${path.physical})`;
-  const anchors = { cwd: workspace.cwd, home: workspace.home };
+  // The workspace carries the two anchors path rules are indexed by.
+  const anchors = workspace;
   const deny = context.rules.deny.content(denyFamilies, input).paths('deny', anchors).find(path);
   if (deny) return ruleVerdict(deny, 'deny', `${where} matches ${describeRule(deny)}`);
   const askRules = context.rules.ask.content(denyFamilies, input).paths('ask', anchors);
@@ -71,17 +87,14 @@ export function evaluatePathTarget(
       repositoryControlReason(path.physical, workspace.projectRoot, workspace.home);
     if (reason) return ask('safety', `${where} is protected (${reason})`);
   }
-  const allowFamilies = write ? ['Edit'] : ['Read', 'Edit'];
+  const allowFamilies = write ? writeAllowFamilies : readAllowFamilies;
   const allow = context.rules.allow.content(allowFamilies, input).paths('allow', anchors).find(path);
   if (allow) return ruleVerdict(allow, 'allow', `${where} matches ${describeRule(allow)}`);
   const inside = isInWorkspace(path, workspace);
-  const suggestion = {
-    toolName: write ? 'Edit' : 'Read',
-    ruleContent: `/${path.lexical.replace(/^\/+/, '/').replace(/\/[^/]*$/, '')}/**`,
-    behavior: 'allow' as const,
-  };
   if (!inside)
-    return ask('workspace', `${where} is outside the working directories`, { suggestions: [suggestion] });
+    return ask('workspace', `${where} is outside the working directories`, {
+      suggestions: [folderSuggestion(path.lexical, write)],
+    });
   if (!write)
     return {
       behavior: 'allow',
@@ -101,7 +114,9 @@ export function evaluatePathTarget(
       steps: [{ stage: 'mode', outcome: 'allow', detail: `${context.mode} allows editing ${where}.` }],
     };
   }
-  return ask('default', `${context.toolName} changes ${where}`, { suggestions: [suggestion] });
+  return ask('default', `${context.toolName} changes ${where}`, {
+    suggestions: [folderSuggestion(path.lexical, write)],
+  });
 }
 
 /** WebFetch `domain:` rules on the URL's parsed host. */

@@ -9,6 +9,7 @@ import {
   type UnresolvablePath,
 } from '../paths/canonical-path.ts';
 import { fsLinkScan, type LinkScanFn } from '../paths/link-scan.ts';
+import { insideClean, isCleanAbsolute } from '../../core/path-inside.ts';
 
 /** The directories and filesystem a decision is made against. */
 export interface Workspace {
@@ -79,6 +80,22 @@ export function isInWorkspace(path: CanonicalPath, workspace: Workspace): boolea
 }
 
 function insideAny(candidate: string, directories: readonly string[]): boolean {
+  if (isCleanAbsolute(candidate) && allClean(directories)) {
+    for (const directory of directories) if (insideClean(candidate, directory)) return true;
+    return false;
+  }
   for (const directory of directories) if (isInsideDirectory(candidate, directory)) return true;
   return false;
 }
+
+/** Whether every working directory is a clean absolute path (asked once per list). */
+function allClean(directories: readonly string[]): boolean {
+  let clean = cleanLists.get(directories);
+  if (clean === undefined) {
+    clean = directories.every(isCleanAbsolute);
+    cleanLists.set(directories, clean);
+  }
+  return clean;
+}
+
+const cleanLists = new WeakMap<readonly string[], boolean>();

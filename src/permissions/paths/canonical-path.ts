@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, posix } from 'node:path';
+import { isCleanAbsolute } from '../../core/path-inside.ts';
 
 /**
  * Canonical paths for permission checks: a path is judged both as written (the link) and as the
@@ -260,7 +261,7 @@ export function canonicalizePath(
   else if (raw.startsWith('~/')) expanded = joinUnfolded(base.home, raw.slice(2));
   else if (raw.startsWith('~')) return { unresolvable: "the path names another user's home directory" };
   const absolute = joinUnfolded(base.cwd, expanded);
-  const lexical = posix.normalize(absolute).replace(/(.)\/+$/, '$1');
+  const lexical = isCleanAbsolute(absolute) ? absolute : posix.normalize(absolute).replace(/(.)\/+$/, '$1');
   const physical = physicalPath(absolute, realpath);
   // Without `..` the text and the kernel walk the same components; with it, both answers must agree.
   if (hasDotDotSegment(absolute) && physicalPath(lexical, realpath) !== physical)

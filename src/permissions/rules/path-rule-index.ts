@@ -222,6 +222,8 @@ class PrefixTable {
 export class PathRuleIndex {
   readonly rules: readonly PermissionRule[];
   private readonly buckets = new Map<string, IndexedPathRule[]>();
+  /** The lengths of the bucket keys: an ancestor of another length has no bucket to look up. */
+  private readonly bucketLengths = new Set<number>();
   private prefixTable: PrefixTable | undefined;
 
   /** Deny and ask lookups: anchors reached through a link, resolved on first use. */
@@ -238,6 +240,7 @@ export class PathRuleIndex {
       const bucket = this.buckets.get(entry.bucket);
       if (bucket) bucket.push(entry);
       else this.buckets.set(entry.bucket, [entry]);
+      this.bucketLengths.add(entry.bucket.length);
     }
   }
 
@@ -253,9 +256,13 @@ export class PathRuleIndex {
     let first: IndexedPathRule[] | undefined;
     let merged: Set<IndexedPathRule> | undefined;
     for (const spelling of spellings) {
-      let ancestor = foldCase(resolvedPath(spelling));
+      const folded = foldCase(resolvedPath(spelling));
+      // Each ancestor is the text up to `end`: the path itself, then up to each `/`, then `/`.
+      let end = folded.length;
       for (;;) {
-        const bucket = this.buckets.get(ancestor);
+        const bucket = this.bucketLengths.has(end)
+          ? this.buckets.get(end === folded.length ? folded : folded.slice(0, end))
+          : undefined;
         if (bucket !== undefined && bucket !== first) {
           if (first === undefined) first = bucket;
           else {
@@ -263,9 +270,9 @@ export class PathRuleIndex {
             for (const entry of bucket) merged.add(entry);
           }
         }
-        if (ancestor === '/') break;
-        const cut = ancestor.lastIndexOf('/');
-        ancestor = cut <= 0 ? '/' : ancestor.slice(0, cut);
+        if (end <= 1) break;
+        const cut = folded.lastIndexOf('/', end - 1);
+        end = cut <= 0 ? 1 : cut;
       }
     }
     if (merged) return [...merged].sort((a, b) => a.order - b.order);

@@ -32,7 +32,7 @@ function parameterOf(rule: PermissionRule): { name: string; value: string } | un
 /** Content rules of some families, in list order; parameter rules are set aside per input. */
 class ContentList {
   private shellIndex: ShellRuleIndex | undefined;
-  private readonly pathIndexes = new Map<string, PathRuleIndex>();
+  private readonly pathIndexes = new Map<PathLookup, Map<string, Map<string, PathRuleIndex>>>();
   private domainIndex: DomainRuleIndex | undefined;
   private readonly filtered = new Map<string, ContentList>();
   /** Names of the parameters some rules here could be read as (`git:*` reads as parameter `git`). */
@@ -69,13 +69,25 @@ class ContentList {
   }
 
   paths(lookup: PathLookup, anchors: Omit<PathAnchors, 'root'>): PathRuleIndex {
-    const key = `${lookup}\0${anchors.cwd}\0${anchors.home}`;
-    let index = this.pathIndexes.get(key);
-    if (!index) {
+    // Keyed by the anchors' own strings, one map per level: no key is built per decision (the
+    // strings are the workspace's, the same at every call, and keep their hash).
+    let byCwd = this.pathIndexes.get(lookup);
+    if (!byCwd) {
+      byCwd = new Map();
+      this.pathIndexes.set(lookup, byCwd);
+    }
+    let byHome = byCwd.get(anchors.cwd);
+    if (!byHome) {
       // A session works in a handful of directories; a pathological caller must not grow this forever.
-      if (this.pathIndexes.size >= 64) this.pathIndexes.clear();
+      if (byCwd.size >= 64) byCwd.clear();
+      byHome = new Map();
+      byCwd.set(anchors.cwd, byHome);
+    }
+    let index = byHome.get(anchors.home);
+    if (!index) {
+      if (byHome.size >= 64) byHome.clear();
       index = indexPathRules(this.rules, lookup, anchors);
-      this.pathIndexes.set(key, index);
+      byHome.set(anchors.home, index);
     }
     return index;
   }
@@ -260,6 +272,16 @@ function widenedSubject(subject: RuleSubjectNames): RuleSubjectNames {
   return subject;
 }
 
+/** The same key for the same names in any order (most lookups name one or two families). */
+function familiesKey(families: readonly string[]): string {
+  if (families.length === 1) return families[0] ?? '';
+  if (families.length === 2) {
+    const [first = '', second = ''] = families;
+    return first < second ? `${first}\0${second}` : `${second}\0${first}`;
+  }
+  return [...families].sort().join('\0');
+}
+
 /** One behavior's rules, compiled. */
 class BehaviorIndex {
   private toolWideIndex: ToolWideIndex | undefined;
@@ -296,7 +318,7 @@ class BehaviorIndex {
 
   /** Content rules whose tool name is one of `families`, in list order. */
   content(families: readonly string[], input: Record<string, unknown>): ContentList {
-    const key = families.length === 1 ? (families[0] ?? '') : [...families].sort().join('\0');
+    const key = familiesKey(families);
     let list = this.families.get(key);
     if (!list) {
       const names = this.widen ? widenedFamilies(families) : families;

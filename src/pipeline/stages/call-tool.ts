@@ -28,6 +28,30 @@ export interface CallRequest {
 }
 
 /**
+ * The calls of a run waiting on its signal: one listener per signal, added once, however many calls
+ * run under it (adding and removing an event listener per call costs more than the rest of this step).
+ */
+const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function watchAbort(signal: AbortSignal, onAbort: () => void): void {
+  let watchers = abortWatchers.get(signal);
+  if (watchers === undefined) {
+    const waiting = new Set<() => void>();
+    watchers = waiting;
+    abortWatchers.set(signal, waiting);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const watcher of [...waiting]) watcher();
+        waiting.clear();
+      },
+      { once: true },
+    );
+  }
+  watchers.add(onAbort);
+}
+
+/**
  * Step 10: run `call()`, yielding each progress event as soon as the tool emits it. When the context
  * is aborted the call ends at once as `aborted`; the tool is expected to stop on the same signal, and
  * anything it does after that is ignored.
@@ -70,7 +94,7 @@ export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEv
     notify();
   };
   if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  else watchAbort(signal, onAbort);
 
   try {
     while (true) {
@@ -85,7 +109,7 @@ export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEv
       });
     }
   } finally {
-    signal.removeEventListener('abort', onAbort);
+    abortWatchers.get(signal)?.delete(onAbort);
     // A tool that ignores the abort keeps running; its late rejection must not become unhandled.
     void running;
   }

@@ -14,6 +14,8 @@ import { type CallFailure, type StageResult, toolUseError } from '../types.ts';
  * carry what a person approved; only a permission decision may set them, never the model or a hook.
  */
 export function stripInternalFields(input: Record<string, unknown>): Record<string, unknown> {
+  // The schema's parse copies the input anyway: without an internal field there is nothing to strip.
+  if (!Object.keys(input).some(isInternalField)) return input;
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) if (!isInternalField(key)) kept[key] = value;
   return kept;

@@ -33,6 +33,8 @@ const blockedPatterns: readonly RegExp[] = [
  * open, because opening some of these blocks forever or streams without end.
  */
 export function blockedPathReason(absolutePath: string): string | undefined {
+  // Every blocked name is under /dev or /proc: any other path is settled without a pattern.
+  if (!absolutePath.startsWith('/dev/') && !absolutePath.startsWith('/proc/')) return undefined;
   if (blockedPaths.has(absolutePath) || blockedPatterns.some((pattern) => pattern.test(absolutePath))) {
     return `${absolutePath} is a device or process file; reading or writing it could block or never end, so file tools refuse it.`;
   }

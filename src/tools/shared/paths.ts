@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import type { ToolUseContext } from '../../core/index.ts';
+import { isCleanAbsolute } from '../../core/path-inside.ts';
 
 /** The home directory tools expand `~` to: the run's HOME when set, else the OS's. */
 export function homeDirectory(context: Pick<ToolUseContext, 'run'>): string {
@@ -15,6 +16,8 @@ export function homeDirectory(context: Pick<ToolUseContext, 'run'>): string {
  */
 export function expandPath(path: string, cwd: string, home: string = homedir()): string {
   const trimmed = path.trim();
+  // Most paths a model sends are absolute and already normal: nothing for resolve() to do.
+  if (isCleanAbsolute(trimmed)) return trimmed;
   if (trimmed === '~') return normalize(home);
   if (trimmed.startsWith('~/') || trimmed.startsWith(`~${sep}`)) return resolve(home, trimmed.slice(2));
   return resolve(cwd, trimmed);
