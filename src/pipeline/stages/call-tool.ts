@@ -27,28 +27,53 @@ export interface CallRequest {
   prepared?: PreparedCall;
 }
 
+/** One call under way: the progress events not yet yielded, and how the call ended once it has. */
+class CallState {
+  readonly queue: ProgressEvent[] = [];
+  /** Resumes the generator waiting for the next event or the end. */
+  wake: (() => void) | undefined = undefined;
+  outcome: CallOutcome | undefined = undefined;
+
+  notify(): void {
+    const resume = this.wake;
+    this.wake = undefined;
+    resume?.();
+  }
+
+  progress(progress: { toolUseId: string; data: unknown }): void {
+    if (this.outcome) return;
+    this.queue.push({ type: 'progress', toolUseId: progress.toolUseId, data: progress.data });
+    this.notify();
+  }
+
+  end(outcome: CallOutcome): void {
+    this.outcome ??= outcome;
+    this.notify();
+  }
+}
+
 /**
  * The calls of a run waiting on its signal: one listener per signal, added once, however many calls
  * run under it (adding and removing an event listener per call costs more than the rest of this step).
  */
-const abortWatchers = new WeakMap<AbortSignal, Set<() => void>>();
+const abortWatchers = new WeakMap<AbortSignal, Set<CallState>>();
 
-function watchAbort(signal: AbortSignal, onAbort: () => void): void {
+function watchAbort(signal: AbortSignal, call: CallState): void {
   let watchers = abortWatchers.get(signal);
   if (watchers === undefined) {
-    const waiting = new Set<() => void>();
+    const waiting = new Set<CallState>();
     watchers = waiting;
     abortWatchers.set(signal, waiting);
     signal.addEventListener(
       'abort',
       () => {
-        for (const watcher of [...waiting]) watcher();
+        for (const watcher of [...waiting]) watcher.end({ kind: 'aborted' });
         waiting.clear();
       },
       { once: true },
     );
   }
-  watchers.add(onAbort);
+  watchers.add(call);
 }
 
 /**
@@ -59,57 +84,36 @@ function watchAbort(signal: AbortSignal, onAbort: () => void): void {
 export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEvent, CallOutcome> {
   const { tool, input, context, toolUseId, prepared } = request;
   const signal = context.run.abortController.signal;
-  const queue: ProgressEvent[] = [];
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    const resume = wake;
-    wake = undefined;
-    resume?.();
-  };
-
-  let outcome: CallOutcome | undefined;
+  // The callbacks below are written in place (no named closure per call) and share one state object.
+  const state = new CallState();
   const running = Promise.resolve()
-    .then(() => {
-      const onProgress = (progress: { toolUseId: string; data: unknown }) => {
-        if (outcome) return;
-        queue.push({ type: 'progress', toolUseId: progress.toolUseId, data: progress.data });
-        notify();
-      };
-      return prepared?.input === input
-        ? prepared.call(context, request.canUseTool, onProgress, toolUseId)
-        : tool.call(input, context, request.canUseTool, onProgress, toolUseId);
-    })
-    .then(
-      (result: ToolResult<unknown>) => {
-        outcome ??= { kind: 'returned', result };
-      },
-      (error: unknown) => {
-        outcome ??= { kind: 'threw', error };
-      },
+    .then(() =>
+      prepared?.input === input
+        ? prepared.call(context, request.canUseTool, (progress) => state.progress(progress), toolUseId)
+        : tool.call(input, context, request.canUseTool, (progress) => state.progress(progress), toolUseId),
     )
-    .finally(notify);
+    .then(
+      (result: ToolResult<unknown>) => state.end({ kind: 'returned', result }),
+      (error: unknown) => state.end({ kind: 'threw', error }),
+    );
 
-  const onAbort = (): void => {
-    outcome ??= { kind: 'aborted' };
-    notify();
-  };
-  if (signal.aborted) onAbort();
-  else watchAbort(signal, onAbort);
+  if (signal.aborted) state.end({ kind: 'aborted' });
+  else watchAbort(signal, state);
 
   try {
     while (true) {
-      const next = queue.shift();
+      const next = state.queue.shift();
       if (next) {
         yield next;
         continue;
       }
-      if (outcome) return outcome;
+      if (state.outcome) return state.outcome;
       await new Promise<void>((resolve) => {
-        wake = resolve;
+        state.wake = resolve;
       });
     }
   } finally {
-    abortWatchers.get(signal)?.delete(onAbort);
+    abortWatchers.get(signal)?.delete(state);
     // A tool that ignores the abort keeps running; its late rejection must not become unhandled.
     void running;
   }
