@@ -208,8 +208,11 @@ async function driveWith(
     if (event.type === 'result' && event.result.isError) throw new Error(String(event.result.content));
   }
 }
-const readInput = (index: number) => ({ file_path: join(dir, `src/file${index % 50}.ts`) });
-const bashInput = (index: number) => ({ command: `npm run build --workspace pkg${index % 50}` });
+// The 50 inputs are spelled once: the rounds time the calls, not the building of their strings.
+const readPaths = Array.from({ length: 50 }, (_, index) => join(dir, `src/file${index}.ts`));
+const bashCommands = Array.from({ length: 50 }, (_, index) => `npm run build --workspace pkg${index}`);
+const readInput = (index: number) => ({ file_path: readPaths[index % 50] ?? dir });
+const bashInput = (index: number) => ({ command: bashCommands[index % 50] ?? 'true' });
 const engineRead = (index: number) => driveWith(withEngine, 'Read', readInput(index), index);
 const engineBash = (index: number) => driveWith(withEngine, 'Bash', bashInput(index), index);
 // The first 1,000 calls of each kind in this process, before the JIT has optimised the engine: what

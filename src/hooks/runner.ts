@@ -14,7 +14,7 @@ import {
   undecidedPromptHookResult,
 } from './prompt-hook.ts';
 import { emptyHookOutcome, mergeHookResults } from './merge-outcome.ts';
-import { limitOutcomeText } from './spill-output.ts';
+import { limitOutcomeText, withinLimit } from './spill-output.ts';
 import type {
   CommandHookHandler,
   HookCallback,
@@ -487,7 +487,8 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
         event,
         results.filter((result): result is HookResult => result !== undefined),
       );
-      return limitOutcomeText(merged, config.outputDir);
+      // Texts over the limit spill to files; the usual short outcome is returned as it is.
+      return withinLimit(merged) ? merged : limitOutcomeText(merged, config.outputDir);
     },
   };
 }

@@ -54,7 +54,7 @@ const short = (text: string | undefined) => text === undefined || text.length <=
 const hasShortMessage = (error: { message: string }) => short(error.message);
 
 /** True when no text of the outcome is over the limit, so {@link limitOutcomeText} changes nothing. */
-function withinLimit(outcome: HookOutcome): boolean {
+export function withinLimit(outcome: HookOutcome): boolean {
   return (
     allShort(outcome.additionalContext) &&
     allShort(outcome.systemMessages) &&

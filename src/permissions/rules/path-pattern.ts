@@ -190,9 +190,19 @@ const defaultIgnorable = /\p{Default_Ignorable_Code_Point}/gu;
  * volumes: the Kelvin sign is `k`, the long s is `s`). ASCII text is only lowercased.
  */
 export function foldRuleText(text: string): string {
-  if (!nonAscii.test(text)) return /[A-Z]/.test(text) ? text.toLowerCase() : text;
-  return text.normalize('NFC').replace(defaultIgnorable, '').toUpperCase().toLowerCase().normalize('NFC');
+  // A decision folds the same path for each lookup (deny, ask, allow): the last answer is kept.
+  if (text === lastFolded.text) return lastFolded.folded;
+  const folded = !nonAscii.test(text)
+    ? /[A-Z]/.test(text)
+      ? text.toLowerCase()
+      : text
+    : text.normalize('NFC').replace(defaultIgnorable, '').toUpperCase().toLowerCase().normalize('NFC');
+  lastFolded.text = text;
+  lastFolded.folded = folded;
+  return folded;
 }
+
+const lastFolded = { text: '', folded: '' };
 
 // Compiled matchers are reused across decisions; bounded so a long session cannot grow it forever.
 const compiled = new LRUCache<string, Ignore>({ max: 4096 });
