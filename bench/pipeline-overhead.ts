@@ -29,7 +29,7 @@ import { shellParseCount } from '../src/shell/index.ts';
 import { BashTool } from '../src/tools/bash/bash.ts';
 import { ReadTool } from '../src/tools/read/read.ts';
 import { createToolNameResolver, createToolRunner } from '../src/pipeline/index.ts';
-import { createCapturingTelemetry } from '../src/telemetry/index.ts';
+import { createOtelTelemetry } from '../src/telemetry/index.ts';
 
 const json = process.argv.includes('--json');
 const dir = mkdtempSync(join(tmpdir(), 'efferent-bench-pipeline-'));
@@ -45,7 +45,9 @@ const base = {
   tools: [tool],
   resolvePermission,
   budget: createResultBudget({ sessionDir: join(dir, 'session') }),
-  telemetry: createCapturingTelemetry(),
+  // The default sink (OpenTelemetry; a no-op until the embedder registers a provider): a sink that
+  // kept every event would grow by a few hundred thousand records over the run and time its GC.
+  telemetry: createOtelTelemetry(),
 };
 
 async function perCall(iterations: number, once: (index: number) => Promise<void>): Promise<number> {
@@ -193,7 +195,7 @@ const engineRunner = (resolver: typeof engine) =>
     resolvePermission: resolver,
     hooks: quietHooks,
     budget: createResultBudget({ sessionDir: join(dir, 'session') }),
-    telemetry: createCapturingTelemetry(),
+    telemetry: createOtelTelemetry(),
   });
 const withEngine = engineRunner(engine);
 // The same pipeline with a resolver that allows everything: what the pipeline side costs alone.
