@@ -5,7 +5,11 @@ import { isAbsolute, relative } from 'node:path';
  * already in the form `path.resolve` and `path.normalize` would give it.
  */
 export const isCleanAbsolute = (path: string): boolean =>
-  path.startsWith('/') && (path === '/' || !path.endsWith('/')) && !/\/\.{1,2}(?:\/|$)|\/\//.test(path);
+  path.startsWith('/') &&
+  (path === '/' || !path.endsWith('/')) &&
+  path.indexOf('//') === -1 &&
+  // Most paths have no `/.` at all; one that has (`/.git`, `/.env`) is looked at closer.
+  (path.indexOf('/.') === -1 || !/\/\.{1,2}(?:\/|$)/.test(path));
 const cleanAbsolute = isCleanAbsolute;
 
 /** True when `path` is `directory` or below it, compared segment by segment (`/srv/proj2` is not inside `/srv/proj`). */

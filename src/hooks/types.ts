@@ -183,7 +183,7 @@ export interface HookRunOptions {
   /** Passed to in-process hooks. */
   toolUseId?: string;
   /** The tool call as the pipeline prepared it; `if` conditions read it instead of analysing again. */
-  prepared?: PreparedCall;
+  prepared?: PreparedCall | undefined;
   /** Extra environment for command hooks of this run (e.g. `CLAUDE_ENV_FILE` for SessionStart). */
   env?: Readonly<Record<string, string>>;
 }

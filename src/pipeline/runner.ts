@@ -90,7 +90,6 @@ async function* runStages(
 ): AsyncGenerator<ProgressEvent, Terminal> {
   const toolUseId = block.id;
   const transcriptPath = deps.transcriptPath?.(context);
-  const pathOption = transcriptPath === undefined ? {} : { transcriptPath };
   const { hooks } = deps;
 
   const lookup = lookupTool(block.name, deps.tools, deps.allTools); // 1
@@ -129,7 +128,7 @@ async function* runStages(
     toolUseId,
     context,
     prepared,
-    ...pathOption,
+    transcriptPath,
   }); // 7
   if (!pre.ok) {
     if (pre.failure.deniedReason === undefined) return failureTerminal(toolUseId, pre.failure);
@@ -143,7 +142,7 @@ async function* runStages(
       message: pre.failure.message,
       reason: pre.failure.deniedReason,
       prepared,
-      ...pathOption,
+      transcriptPath,
     }); // 9
     return failureTerminal(toolUseId, {
       ...pre.failure,
@@ -183,7 +182,7 @@ async function* runStages(
       message: permission.failure.message,
       decision: permission.failure.decision,
       prepared,
-      ...pathOption,
+      transcriptPath,
     }); // 9
     return failureTerminal(toolUseId, {
       ...permission.failure,
@@ -213,7 +212,7 @@ async function* runStages(
       isInterrupt,
       durationMs,
       prepared: observed,
-      ...pathOption,
+      transcriptPath,
     });
     if (!isInterrupt)
       reportToolError(deps, called.error, { toolName: tool.name, toolUseId, input, kind: 'tool_error' });
@@ -236,7 +235,7 @@ async function* runStages(
     context,
     durationMs,
     prepared: observed,
-    ...pathOption,
+    transcriptPath,
   }); // 12
   if (post.replacement) {
     result = await budgetResult(deps.budget, tool, mapOutput(tool, post.replacement.value, toolUseId));

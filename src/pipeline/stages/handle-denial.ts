@@ -14,9 +14,9 @@ export interface DenialRequest {
   decision?: PermissionDecision;
   /** Why the call was denied, when there is no decision (a PreToolUse hook's block reason). */
   reason?: string;
-  transcriptPath?: string;
+  transcriptPath?: string | undefined;
   /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
-  prepared?: PreparedCall;
+  prepared?: PreparedCall | undefined;
 }
 
 /** What the model reads after a denial, and whether a hook invited a retry. */
@@ -47,7 +47,7 @@ export async function handleDenial(request: DenialRequest): Promise<DenialOutcom
     signal: context.run.abortController.signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
-    ...(request.prepared ? { prepared: request.prepared } : {}),
+    prepared: request.prepared,
   });
   for (const text of result.systemMessages) context.ui?.notify?.(text);
   outcome.additionalContext.push(...result.additionalContext);

@@ -19,9 +19,9 @@ export interface FailureHookRequest {
   error: string;
   isInterrupt: boolean;
   durationMs: number;
-  transcriptPath?: string;
+  transcriptPath?: string | undefined;
   /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
-  prepared?: PreparedCall;
+  prepared?: PreparedCall | undefined;
 }
 
 /** Step 10, failure branch: `call()` threw or was interrupted; PostToolUseFailure hooks hear about it. */
@@ -48,7 +48,7 @@ export async function runPostToolFailureHooks(request: FailureHookRequest): Prom
     signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
-    ...(request.prepared ? { prepared: request.prepared } : {}),
+    prepared: request.prepared,
   });
   for (const text of outcome.systemMessages) context.ui?.notify?.(text);
   if (outcome.blocked) value.feedback.push(outcome.blocked.reason);

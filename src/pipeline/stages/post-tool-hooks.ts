@@ -22,9 +22,9 @@ export interface PostToolHookRequest {
   toolUseId: string;
   context: ToolUseContext;
   durationMs: number;
-  transcriptPath?: string;
+  transcriptPath?: string | undefined;
   /** The prepared call, for hooks' `if` conditions (its observable input is `input`). */
-  prepared?: PreparedCall;
+  prepared?: PreparedCall | undefined;
 }
 
 /**
@@ -51,7 +51,7 @@ export async function runPostToolHooks(request: PostToolHookRequest): Promise<Po
     signal: context.run.abortController.signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
-    ...(request.prepared ? { prepared: request.prepared } : {}),
+    prepared: request.prepared,
   });
   for (const text of outcome.systemMessages) context.ui?.notify?.(text);
   if (outcome.blocked) value.feedback.push(outcome.blocked.reason);

@@ -30,9 +30,9 @@ export interface PreToolHookRequest {
   observableInput: Record<string, unknown>;
   toolUseId: string;
   context: ToolUseContext;
-  transcriptPath?: string;
+  transcriptPath?: string | undefined;
   /** The prepared call, for hooks' `if` conditions. */
-  prepared?: PreparedCall;
+  prepared?: PreparedCall | undefined;
 }
 
 function blockedFailure(message: string, additionalContext: string[], stopReason?: string) {
@@ -64,7 +64,7 @@ export async function runPreToolHooks(request: PreToolHookRequest): Promise<Stag
     signal: context.run.abortController.signal,
     matchValue: tool.name,
     toolUseId: request.toolUseId,
-    ...(request.prepared ? { prepared: request.prepared } : {}),
+    prepared: request.prepared,
   });
   for (const text of outcome.systemMessages) context.ui?.notify?.(text);
   value.additionalContext.push(...outcome.additionalContext);
