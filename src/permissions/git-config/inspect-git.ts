@@ -87,7 +87,7 @@ const plainGlobalFlags = new Set([
 const plainGlobalValues = new Set(['--namespace', '--attr-source', '--list-cmds']);
 
 /** `-c a.b.c=v` as an entry; subsection case kept, as git does. */
-function commandLineEntry(setting: string, value: string | null | undefined): ConfigEntry | undefined {
+export function commandLineEntry(setting: string, value: string | null | undefined): ConfigEntry | undefined {
   const equals = setting.indexOf('=');
   const key = equals === -1 ? setting : setting.slice(0, equals);
   const first = key.indexOf('.');

@@ -33,6 +33,7 @@ import type { SubcommandFacts } from './subcommand-facts.ts';
 import { protectedNameInWords } from './protected-names.ts';
 import { patchWrites } from './patch-targets.ts';
 import { archiveWrites } from './archive-members.ts';
+import { gitConfigWrite } from './git-config-writes.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -142,9 +143,10 @@ const namesProtectedPath: SubcommandStep = (facts) => {
 };
 
 /**
- * What a patch applier writes (`git apply x.patch` creating .envrc) or an extraction unpacks
- * (`tar -xf x.tar` holding .envrc), read from the patch or archive; each returns nothing at once for
- * other programs.
+ * What a patch applier writes (`git apply x.patch` creating .envrc), an extraction unpacks
+ * (`tar -xf x.tar` holding .envrc), read from the patch or archive, or what a git command sets in
+ * git's own configuration (`git config core.hooksPath h`); each returns nothing at once for other
+ * programs.
  */
 function writesNamedByContent({ subcommand, context, label }: SubcommandFacts): Verdict | undefined {
   const patched = patchWrites(subcommand, context.workspace);
@@ -157,8 +159,13 @@ function writesNamedByContent({ subcommand, context, label }: SubcommandFacts): 
   if (patched?.kind === 'unknown')
     return ask('safety', `${label} applies a patch whose files are not known before it runs: ${patched.why}`);
   const extracted = archiveWrites(subcommand, context.workspace);
-  return extracted
-    ? ask('safety', `${label} extracts ${extracted.path}, which is protected (${extracted.reason})`, {
+  if (extracted)
+    return ask('safety', `${label} extracts ${extracted.path}, which is protected (${extracted.reason})`, {
+      classifierApprovable: false,
+    });
+  const configured = gitConfigWrite(subcommand.argv);
+  return configured
+    ? ask('safety', `${label} changes git's configuration, which is protected (${configured.change})`, {
         classifierApprovable: false,
       })
     : undefined;
