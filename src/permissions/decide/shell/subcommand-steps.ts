@@ -33,6 +33,7 @@ import type { SubcommandFacts } from './subcommand-facts.ts';
 import { protectedNameInWords } from './protected-names.ts';
 import { patchWrites } from './patch-targets.ts';
 import { archiveWrites } from './archive-members.ts';
+import { writeJudgedPaths } from './implicit-targets.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -83,7 +84,14 @@ const writeDenied: SubcommandStep = (facts) => {
 
 const namesWriteDeniedPath: SubcommandStep = (facts) => {
   if (facts.subcommand.readOnly) return undefined;
-  const found = argumentUnderWriteDeny(facts.reads().readPaths, facts.context);
+  const { context, subcommand } = facts;
+  const paths = writeJudgedPaths(
+    facts.reads().readPaths,
+    subcommand,
+    context,
+    context.pathRules.writeDeny.size > 0,
+  );
+  const found = argumentUnderWriteDeny(paths, context);
   if (!found) return undefined;
   return ask(
     'safety',
@@ -95,11 +103,10 @@ const namesWriteDeniedPath: SubcommandStep = (facts) => {
 /** The same for Edit ask rules: a command that writes names a path one covers, or a directory holding one. */
 const namesWriteAskPath: SubcommandStep = (facts) => {
   if (facts.subcommand.readOnly) return undefined;
-  const found = argumentUnderWriteDeny(
-    facts.reads().readPaths,
-    facts.context,
-    facts.context.pathRules.writeAsk,
-  );
+  const { context, subcommand } = facts;
+  const writeAsk = context.pathRules.writeAsk;
+  const paths = writeJudgedPaths(facts.reads().readPaths, subcommand, context, writeAsk.size > 0);
+  const found = argumentUnderWriteDeny(paths, context, writeAsk);
   if (!found) return undefined;
   return ask(
     'rule',
