@@ -34,6 +34,7 @@ import { protectedNameInWords } from './protected-names.ts';
 import { patchWrites } from './patch-targets.ts';
 import { archiveWrites } from './archive-members.ts';
 import { writeJudgedPaths } from './implicit-targets.ts';
+import { findReachesProtectedEntry } from './find-actions.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -145,8 +146,18 @@ const namesProtectedPath: SubcommandStep = (facts) => {
       `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
       { classifierApprovable: false },
     );
-  return writesNamedByContent(facts);
+  return writesNamedByContent(facts) ?? findActsOnProtectedEntry(facts);
 };
+
+/** A find whose expression changes files and may reach a protected entry under its starting points. */
+function findActsOnProtectedEntry({ subcommand, label }: SubcommandFacts): Verdict | undefined {
+  const reached = findReachesProtectedEntry(subcommand);
+  return reached
+    ? ask('safety', `${label} may change ${reached.path}, which is protected (${reached.reason})`, {
+        classifierApprovable: false,
+      })
+    : undefined;
+}
 
 /**
  * What a patch applier writes (`git apply x.patch` creating .envrc) or an extraction unpacks
