@@ -34,6 +34,8 @@ import { protectedNameInWords } from './protected-names.ts';
 import { patchWrites } from './patch-targets.ts';
 import { archiveWrites } from './archive-members.ts';
 import { gitConfigWrite } from './git-config-writes.ts';
+import { writeJudgedPaths } from './implicit-targets.ts';
+import { findReachesProtectedEntry } from './find-actions.ts';
 import { readableWord } from './shell-contract.ts';
 
 type SubcommandStep = (facts: SubcommandFacts) => Verdict | undefined;
@@ -84,7 +86,14 @@ const writeDenied: SubcommandStep = (facts) => {
 
 const namesWriteDeniedPath: SubcommandStep = (facts) => {
   if (facts.subcommand.readOnly) return undefined;
-  const found = argumentUnderWriteDeny(facts.reads().readPaths, facts.context);
+  const { context, subcommand } = facts;
+  const paths = writeJudgedPaths(
+    facts.reads().readPaths,
+    subcommand,
+    context,
+    context.pathRules.writeDeny.size > 0,
+  );
+  const found = argumentUnderWriteDeny(paths, context);
   if (!found) return undefined;
   return ask(
     'safety',
@@ -96,11 +105,10 @@ const namesWriteDeniedPath: SubcommandStep = (facts) => {
 /** The same for Edit ask rules: a command that writes names a path one covers, or a directory holding one. */
 const namesWriteAskPath: SubcommandStep = (facts) => {
   if (facts.subcommand.readOnly) return undefined;
-  const found = argumentUnderWriteDeny(
-    facts.reads().readPaths,
-    facts.context,
-    facts.context.pathRules.writeAsk,
-  );
+  const { context, subcommand } = facts;
+  const writeAsk = context.pathRules.writeAsk;
+  const paths = writeJudgedPaths(facts.reads().readPaths, subcommand, context, writeAsk.size > 0);
+  const found = argumentUnderWriteDeny(paths, context, writeAsk);
   if (!found) return undefined;
   return ask(
     'rule',
@@ -139,8 +147,18 @@ const namesProtectedPath: SubcommandStep = (facts) => {
       `${facts.label} is not read-only and names ${named.piece}, which is protected (${named.reason})`,
       { classifierApprovable: false },
     );
-  return writesNamedByContent(facts);
+  return writesNamedByContent(facts) ?? findActsOnProtectedEntry(facts);
 };
+
+/** A find whose expression changes files and may reach a protected entry under its starting points. */
+function findActsOnProtectedEntry({ subcommand, label }: SubcommandFacts): Verdict | undefined {
+  const reached = findReachesProtectedEntry(subcommand);
+  return reached
+    ? ask('safety', `${label} may change ${reached.path}, which is protected (${reached.reason})`, {
+        classifierApprovable: false,
+      })
+    : undefined;
+}
 
 /**
  * What a patch applier writes (`git apply x.patch` creating .envrc), an extraction unpacks
