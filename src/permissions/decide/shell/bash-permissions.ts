@@ -201,7 +201,10 @@ function unreadableConfiguredPath(
     })),
     ...(inspection.storeReads ?? [])
       .filter((store) => named(store.namedIn))
-      .map((store) => ({ path: store.path, what: `${store.namedIn}/.git makes git read its history from` })),
+      .map((store) => ({
+        path: store.path,
+        what: store.what ?? `${store.namedIn}/.git makes git read its history from`,
+      })),
   ];
   for (const { path: read, what } of judged) {
     const path = resolveInWorkspace(read, context.workspace, cwd);
