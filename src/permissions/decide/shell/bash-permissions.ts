@@ -7,6 +7,7 @@ import {
 } from './check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
 import { ask } from './subcommand-checks.ts';
+import { pythonPathBeforeAllow } from './python-import-path.ts';
 import { protectedDirectoryEntered, protectedPathInText } from './protected-names.ts';
 import { recordsOnly } from './subcommand-steps.ts';
 import { subcommandLabel } from './command-text.ts';
@@ -381,7 +382,14 @@ export function evaluateIndexedShellCommand(
     const verdict = checkSubcommand(subcommand, checking);
     return {
       subcommand,
-      verdict: verdict?.behavior === 'allow' ? inspectGitBeforeAllow(subcommand, verdict, context) : verdict,
+      verdict:
+        verdict?.behavior === 'allow'
+          ? pythonPathBeforeAllow(
+              subcommand,
+              inspectGitBeforeAllow(subcommand, verdict, context),
+              context.mode,
+            )
+          : verdict,
     };
   });
   const denied = results.find((result) => result.verdict?.behavior === 'deny');
