@@ -8,6 +8,7 @@ import {
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
 import { ask } from './subcommand-checks.ts';
 import { pythonPathBeforeAllow } from './python-import-path.ts';
+import { makeDryRunBeforeAllow } from './make-dry-run.ts';
 import { protectedDirectoryEntered, protectedPathInText } from './protected-names.ts';
 import { recordsOnly } from './subcommand-steps.ts';
 import { subcommandLabel } from './command-text.ts';
@@ -112,6 +113,13 @@ function analyzeSafely(
 }
 
 const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? '';
+
+/** Checks that a program about to be allowed does not run the project's code instead (one per program). */
+const projectCodeBeforeAllow = (
+  subcommand: AnalyzedSubcommandLike,
+  verdict: Verdict,
+  mode: string,
+): Verdict => makeDryRunBeforeAllow(subcommand, pythonPathBeforeAllow(subcommand, verdict, mode), mode);
 
 /**
  * A git invocation about to be allowed without a person (read-only, or by an allow rule) is allowed
@@ -384,7 +392,7 @@ export function evaluateIndexedShellCommand(
       subcommand,
       verdict:
         verdict?.behavior === 'allow'
-          ? pythonPathBeforeAllow(
+          ? projectCodeBeforeAllow(
               subcommand,
               inspectGitBeforeAllow(subcommand, verdict, context),
               context.mode,
