@@ -9,6 +9,7 @@ import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from 
 import { ask } from './subcommand-checks.ts';
 import { pythonPathBeforeAllow } from './python-import-path.ts';
 import { makeDryRunBeforeAllow } from './make-dry-run.ts';
+import { cargoConfigurationBeforeAllow } from './cargo-configuration.ts';
 import { protectedDirectoryEntered, protectedPathInText } from './protected-names.ts';
 import { recordsOnly } from './subcommand-steps.ts';
 import { subcommandLabel } from './command-text.ts';
@@ -118,8 +119,14 @@ const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? 
 const projectCodeBeforeAllow = (
   subcommand: AnalyzedSubcommandLike,
   verdict: Verdict,
-  mode: string,
-): Verdict => makeDryRunBeforeAllow(subcommand, pythonPathBeforeAllow(subcommand, verdict, mode), mode);
+  context: IndexedCheckContext & BashFlowContext,
+): Verdict =>
+  cargoConfigurationBeforeAllow(
+    subcommand,
+    makeDryRunBeforeAllow(subcommand, pythonPathBeforeAllow(subcommand, verdict, context.mode), context.mode),
+    context.mode,
+    context.workspace.home,
+  );
 
 /**
  * A git invocation about to be allowed without a person (read-only, or by an allow rule) is allowed
@@ -392,11 +399,7 @@ export function evaluateIndexedShellCommand(
       subcommand,
       verdict:
         verdict?.behavior === 'allow'
-          ? projectCodeBeforeAllow(
-              subcommand,
-              inspectGitBeforeAllow(subcommand, verdict, context),
-              context.mode,
-            )
+          ? projectCodeBeforeAllow(subcommand, inspectGitBeforeAllow(subcommand, verdict, context), context)
           : verdict,
     };
   });
