@@ -47,6 +47,8 @@ export type GitInspection =
 export interface StoreRead {
   path: string;
   namedIn: string;
+  /** What makes git read it, for the message; a git directory or object store when absent. */
+  what?: string;
 }
 
 /** How the permission engine inspects a git invocation; injectable like `realpath`. */
@@ -378,7 +380,9 @@ function inspectRepository(
     return { reason: `${common.error}, so the repository configuration cannot be inspected` };
   const files: string[] = [];
   const entries: ConfigEntry[] = [];
-  for (const file of [join(common, 'config'), join(repository.gitDir, 'config.worktree')]) {
+  const included: StoreRead[] = [];
+  const ownConfig = join(common, 'config');
+  for (const file of [ownConfig, join(repository.gitDir, 'config.worktree')]) {
     const parsed = readConfigWithIncludes(file, home);
     if (parsed === 'missing') continue;
     if (!parsed.ok)
@@ -386,6 +390,7 @@ function inspectRepository(
     files.push(...new Set(parsed.entries.map((entry) => entry.file)));
     if (!files.includes(file)) files.push(file);
     entries.push(...parsed.entries);
+    included.push(...includedReads(parsed.entries, file, repository, common, file === ownConfig));
   }
   for (const entry of entries) {
     if (isIncludeEntry(entry)) continue;
@@ -422,7 +427,30 @@ function inspectRepository(
       (workTree ? embeddedSubmodules(workTree, submodules) : undefined);
     if (problem) return { reason: `${problem}, so the submodules cannot be inspected` };
   }
-  return { files, reads, storeReads: storeReads(repository, common) };
+  return { files, reads, storeReads: [...storeReads(repository, common), ...included] };
+}
+
+/**
+ * The files a repository's configuration includes (`include.path`, `includeIf.*.path`) are reads of
+ * the command: `git config --list`, `git remote -v` and any key's effect print what they hold, so
+ * `include.path = ~/work/.git/config` would show another repository's remote URL and its token. They
+ * are judged as the stores are, when the directory holding the repository is a working directory;
+ * the shared configuration of a real linked worktree (`git worktree add`) is the user's own.
+ */
+function includedReads(
+  entries: readonly ConfigEntry[],
+  file: string,
+  repository: Repository,
+  common: string,
+  shared: boolean,
+): StoreRead[] {
+  if (shared && common !== repository.gitDir && repository.workTree !== undefined)
+    if (isLinkedWorktree(repository.gitDir, common, repository.workTree)) return [];
+  const namedIn = repository.workTree ?? repository.gitDir;
+  const reads: StoreRead[] = [];
+  for (const path of new Set(entries.map((entry) => entry.file)))
+    if (path !== file) reads.push({ path, namedIn, what: `${file} includes a file, which git reads:` });
+  return reads;
 }
 
 const physical = (path: string): string => {

@@ -7,6 +7,9 @@ import {
 } from './check-subcommand.ts';
 import type { AnalyzedSubcommandLike, CommandAnalysisLike, ShellAnalyzer } from './shell-contract.ts';
 import { ask } from './subcommand-checks.ts';
+import { pythonPathBeforeAllow } from './python-import-path.ts';
+import { makeDryRunBeforeAllow } from './make-dry-run.ts';
+import { cargoConfigurationBeforeAllow } from './cargo-configuration.ts';
 import { protectedDirectoryEntered, protectedPathInText } from './protected-names.ts';
 import { recordsOnly } from './subcommand-steps.ts';
 import { subcommandLabel } from './command-text.ts';
@@ -112,6 +115,19 @@ function analyzeSafely(
 
 const programOf = (subcommand: AnalyzedSubcommandLike) => subcommand.argv[0] ?? '';
 
+/** Checks that a program about to be allowed does not run the project's code instead (one per program). */
+const projectCodeBeforeAllow = (
+  subcommand: AnalyzedSubcommandLike,
+  verdict: Verdict,
+  context: IndexedCheckContext & BashFlowContext,
+): Verdict =>
+  cargoConfigurationBeforeAllow(
+    subcommand,
+    makeDryRunBeforeAllow(subcommand, pythonPathBeforeAllow(subcommand, verdict, context.mode), context.mode),
+    context.mode,
+    context.workspace.home,
+  );
+
 /**
  * A git invocation about to be allowed without a person (read-only, or by an allow rule) is allowed
  * only once the configuration of the repository it will use has been inspected and holds nothing
@@ -201,7 +217,10 @@ function unreadableConfiguredPath(
     })),
     ...(inspection.storeReads ?? [])
       .filter((store) => named(store.namedIn))
-      .map((store) => ({ path: store.path, what: `${store.namedIn}/.git makes git read its history from` })),
+      .map((store) => ({
+        path: store.path,
+        what: store.what ?? `${store.namedIn}/.git makes git read its history from`,
+      })),
   ];
   for (const { path: read, what } of judged) {
     const path = resolveInWorkspace(read, context.workspace, cwd);
@@ -378,7 +397,10 @@ export function evaluateIndexedShellCommand(
     const verdict = checkSubcommand(subcommand, checking);
     return {
       subcommand,
-      verdict: verdict?.behavior === 'allow' ? inspectGitBeforeAllow(subcommand, verdict, context) : verdict,
+      verdict:
+        verdict?.behavior === 'allow'
+          ? projectCodeBeforeAllow(subcommand, inspectGitBeforeAllow(subcommand, verdict, context), context)
+          : verdict,
     };
   });
   const denied = results.find((result) => result.verdict?.behavior === 'deny');
