@@ -482,11 +482,33 @@ export function buildSandboxInvocation(
       readOnly(path);
   }
   const gitDirectories = new Set<string>();
+  const pinnedFolders = new Set<string>();
   for (const directory of writable) {
     args.push('--bind', directory, directory);
+    pinFoldersAboveHidden(directory);
     // Each directory's protections follow its bind at once, so no later mount point can be made
     // (through a link a command planted) inside a protected path before it is covered.
     protectWorkspace(directory);
+  }
+
+  /**
+   * Every folder between a writable directory and a path the Read deny rules hide is bound onto
+   * itself: a mount point cannot be renamed, so a command cannot carry the hidden file away under a
+   * name no deny rule covers (`mv config cfg2` with `config/prod` hidden, then `cat cfg2/prod/key`
+   * on the host). The folders stay writable; the hidden path itself is covered last, as before.
+   */
+  function pinFoldersAboveHidden(directory: string): void {
+    for (const path of policy.hiddenPaths ?? []) {
+      if (!isInside(path, directory) || path === directory) continue;
+      const folders: string[] = [];
+      for (let folder = dirname(path); folder !== directory && isInside(folder, directory); folder = dirname(folder))
+        folders.push(folder);
+      for (const folder of folders.reverse()) {
+        if (pinnedFolders.has(folder) || entryKind(folder) !== 'directory') continue;
+        pinnedFolders.add(folder);
+        args.push('--bind', folder, folder);
+      }
+    }
   }
 
   function protectWorkspace(directory: string): void {
