@@ -501,7 +501,11 @@ export function buildSandboxInvocation(
     for (const path of policy.hiddenPaths ?? []) {
       if (!isInside(path, directory) || path === directory) continue;
       const folders: string[] = [];
-      for (let folder = dirname(path); folder !== directory && isInside(folder, directory); folder = dirname(folder))
+      for (
+        let folder = dirname(path);
+        folder !== directory && isInside(folder, directory);
+        folder = dirname(folder)
+      )
         folders.push(folder);
       for (const folder of folders.reverse()) {
         if (pinnedFolders.has(folder) || entryKind(folder) !== 'directory') continue;
