@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,7 +93,7 @@ describe.skipIf(!availability.available)(`folders above hidden paths${skipReason
 
   it('no folder above a hidden path can be renamed, so every hidden file keeps the name its rule denies', async () => {
     const moved = await call('Bash', { command: 'sh move.sh' });
-    expect(moved).not.toMatch(/moved /);
+    expect(moved).not.toMatch(/moved \S+ with \d/);
     for (const [path, content] of Object.entries(secrets)) {
       expect(readFileSync(join(project, path), 'utf8'), path).toBe(`${content}\n`);
     }
@@ -129,4 +130,88 @@ describe.skipIf(!availability.available)(`folders above hidden paths${skipReason
       expect(out).toContain(word);
     expect(existsSync(join(project, 'deploy', 'env', 'dev'))).toBe(true);
   });
+});
+
+/**
+ * The same for what the sandbox keeps read-only below the root: the folder `core.hooksPath` names
+ * and nested repositories. Renaming a folder above the read-only mount moved it away and freed the
+ * name: `mv tools t2 && mkdir -p tools/hooks && echo … > tools/hooks/pre-commit` planted a hook the
+ * user's next `git commit` on the host ran (checked live).
+ */
+describe.skipIf(!availability.available)(`folders above read-only protections${skipReason}`, () => {
+  let root: string;
+  let project: string;
+  let session: Session | undefined;
+  const hookFolders = ['tools/hooks', 'dev/git/hooks', '.config/githooks'];
+  const movers = [
+    (from: string, to: string) => `mv ${from} ${to}`,
+    (from: string, to: string) =>
+      `python3 -c "import os,sys; os.rename(sys.argv[1], sys.argv[2])" ${from} ${to}`,
+    (from: string, to: string) => `perl -e 'rename($ARGV[0], $ARGV[1]) or exit 1' ${from} ${to}`,
+  ];
+
+  const put = async (path: string, content: string) => {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, content);
+  };
+
+  afterEach(async () => {
+    await session?.dispose();
+    session = undefined;
+    await rm(root, { recursive: true, force: true });
+  });
+
+  for (const hooks of hookFolders) {
+    it(`core.hooksPath=${hooks}: no folder above it moves, no hook is planted, the host's commit runs none`, async () => {
+      root = await realpath(await mkdtemp(join(tmpdir(), 'efferent-pinned-')));
+      project = join(root, 'project');
+      const marker = join(root, 'hook-ran');
+      await put(join(project, hooks, 'pre-commit'), '#!/bin/sh\nexit 0\n');
+      await put(join(project, 'vendor', 'lib', 'README'), 'nested\n');
+      execFileSync('git', ['init', '-q'], { cwd: project });
+      execFileSync('git', ['config', 'core.hooksPath', hooks], { cwd: project });
+      execFileSync('git', ['init', '-q'], { cwd: join(project, 'vendor', 'lib') });
+      const nestedConfig = readFileSync(join(project, 'vendor', 'lib', '.git', 'config'), 'utf8');
+      const folders = hooks
+        .split('/')
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/'))
+        .slice(0, -1)
+        .concat(['vendor', 'vendor/lib']);
+      const evil = `#!/bin/sh\\ntouch ${marker}\\n`;
+      const lines = folders.flatMap((folder) =>
+        movers.map(
+          (move, i) =>
+            `${move(folder, `gone-${i}`)} 2>/dev/null && echo "moved ${folder} with ${i}" && mkdir -p ${hooks} vendor/lib/.git/hooks && printf '${evil}' > ${hooks}/pre-commit && printf '${evil}' > vendor/lib/.git/hooks/pre-commit && chmod +x ${hooks}/pre-commit vendor/lib/.git/hooks/pre-commit; mv gone-${i} ${folder}.old 2>/dev/null`,
+        ),
+      );
+      await put(join(project, 'move.sh'), `${lines.join('\n')}\nexit 0\n`);
+      session = await createSession({
+        cwd: project,
+        home: join(root, 'home'),
+        trusted: true,
+        cli: { settings: JSON.stringify({ permissions: { allow: ['Bash(sh move.sh)'] } }) },
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), LC_ALL: 'C.UTF-8' },
+      });
+      const out = toolResultText(await session.callTool('Bash', { command: 'sh move.sh' }));
+      expect(out).not.toMatch(/moved \S+ with \d/);
+      expect(readFileSync(join(project, hooks, 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nexit 0\n');
+      expect(readFileSync(join(project, 'vendor', 'lib', '.git', 'config'), 'utf8')).toBe(nestedConfig);
+      expect(existsSync(join(project, 'vendor', 'lib', '.git', 'hooks', 'pre-commit'))).toBe(false);
+      // The host's own commits run whatever hook is there: none of the command's.
+      const commit = [
+        '-c',
+        'user.email=t@e',
+        '-c',
+        'user.name=t',
+        'commit',
+        '-q',
+        '--allow-empty',
+        '-m',
+        'x',
+      ];
+      execFileSync('git', commit, { cwd: project });
+      execFileSync('git', commit, { cwd: join(project, 'vendor', 'lib') });
+      expect(existsSync(marker)).toBe(false);
+    });
+  }
 });
