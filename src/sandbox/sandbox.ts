@@ -438,9 +438,34 @@ export function buildSandboxInvocation(
   const placeholders: Placeholder[] = [];
   const readOnlyPaths: string[] = [];
   const readOnly = (path: string) => {
+    pinFoldersAbove(path);
     readOnlyPaths.push(path);
     args.push('--ro-bind', path, path);
   };
+  /**
+   * A mount protects a name, not a file: a folder above it that the command could rename would carry
+   * the protected entry away and free its name (`mv tools t2 && mkdir -p tools/hooks` with
+   * `core.hooksPath=tools/hooks`; `mv config c2` with `config/prod` hidden, then `cat c2/prod/key` on
+   * the host). So every folder between a writable directory and a protected or hidden path is bound
+   * onto itself, before that path's own mount: a mount point cannot be renamed (EBUSY). The folders
+   * stay writable. Folders inside a read-only mount are left alone (they cannot be renamed, and a
+   * bind would make them writable).
+   */
+  const pinnedFolders = new Set<string>();
+  function pinFoldersAbove(path: string): void {
+    const root = writable.filter((directory) => isInside(path, directory) && path !== directory).at(-1);
+    if (root === undefined) return;
+    const folders: string[] = [];
+    for (let folder = dirname(path); folder !== root && isInside(folder, root); folder = dirname(folder))
+      folders.push(folder);
+    for (const folder of folders.reverse()) {
+      if (readOnlyPaths.some((protectedPath) => isInside(folder, protectedPath))) return;
+      if (pinnedFolders.has(folder)) continue;
+      if (entryKind(folder) !== 'directory') return;
+      pinnedFolders.add(folder);
+      args.push('--bind', folder, folder);
+    }
+  }
   /** Read-only when present; covered by an empty read-only placeholder when missing. */
   const cover = (path: string, kind: 'file' | 'directory', content?: string) => {
     const found = entryKind(path);
@@ -484,6 +509,7 @@ export function buildSandboxInvocation(
   const gitDirectories = new Set<string>();
   for (const directory of writable) {
     args.push('--bind', directory, directory);
+    pinnedFolders.add(directory);
     // Each directory's protections follow its bind at once, so no later mount point can be made
     // (through a link a command planted) inside a protected path before it is covered.
     protectWorkspace(directory);
@@ -542,6 +568,8 @@ export function buildSandboxInvocation(
   function protectGitDirectory(gitDirectory: string, role: 'main' | 'linked' | 'module', depth = 0): void {
     if (gitDirectories.has(gitDirectory) || depth > 4) return;
     gitDirectories.add(gitDirectory);
+    pinFoldersAbove(gitDirectory);
+    pinnedFolders.add(gitDirectory);
     args.push('--bind', gitDirectory, gitDirectory);
     let names: string[] = [];
     try {
@@ -553,11 +581,13 @@ export function buildSandboxInvocation(
     for (const name of names) {
       const path = join(gitDirectory, name);
       if (name === 'worktrees' && entryKind(path) === 'directory') {
+        pinnedFolders.add(path);
         args.push('--bind', path, path);
         for (const worktree of subdirectories(path)) protectGitDirectory(worktree, 'linked', depth + 1);
       } else if (name === 'info' && entryKind(path) === 'directory') {
         // gc and sparse-checkout write here (info/refs, info/sparse-checkout); attributes name
         // diff and filter drivers, so that one file stays read-only, covered when missing.
+        pinnedFolders.add(path);
         args.push('--bind', path, path);
         cover(join(path, 'attributes'), 'file');
         for (const entry of ['attributes', 'exclude', 'grafts']) {
@@ -577,6 +607,7 @@ export function buildSandboxInvocation(
       try {
         mkdirSync(join(gitDirectory, 'info'), { mode: 0o755 });
         names.push('info');
+        pinnedFolders.add(join(gitDirectory, 'info'));
         args.push('--bind', join(gitDirectory, 'info'), join(gitDirectory, 'info'));
         cover(join(gitDirectory, 'info', 'attributes'), 'file');
       } catch {
@@ -618,6 +649,7 @@ export function buildSandboxInvocation(
   for (const path of [...(policy.hiddenPaths ?? [])].sort((a, b) => a.length - b.length)) {
     if (hidden.some((parent) => isInside(path, parent))) continue;
     const kind = entryKind(path);
+    if (kind === 'directory' || kind === 'file') pinFoldersAbove(path);
     if (kind === 'directory') args.push('--perms', '0000', '--tmpfs', path);
     else if (kind === 'file') args.push('--ro-bind', unreadableFile(), path);
     else continue;

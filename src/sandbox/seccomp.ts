@@ -8,6 +8,12 @@ import { join } from 'node:path';
  * `--seccomp`. Without it a sandboxed command with no network can still connect to any Unix socket
  * on the read-only host file system (a container daemon, the session bus, an agent socket): sockets
  * ignore read-only mounts. `socketpair` stays allowed, since its sockets reach nothing outside.
+ *
+ * The filter judges system calls, so it must see every way a socket is made. io_uring is a second
+ * system-call interface that seccomp cannot look into: `IORING_OP_SOCKET` and `IORING_OP_CONNECT`
+ * open and connect a Unix socket without any `socket(2)` call. The io_uring calls themselves
+ * (setup, enter, register) therefore fail with EPERM too, as they do where a system disables
+ * io_uring (`kernel.io_uring_disabled`); programs that use it (libuv, some runtimes) fall back.
  */
 
 const loadWord = 0x20; // BPF_LD | BPF_W | BPF_ABS
@@ -18,10 +24,16 @@ const denyWithEperm = 0x00050000 | 1; // SECCOMP_RET_ERRNO | EPERM
 const addressFamilyUnix = 1;
 const x32SyscallBit = 0x40000000;
 
-/** The audit architecture and `socket` syscall number of the CPUs the filter knows. */
-const architectures: Readonly<Record<string, { audit: number; socket: number; x32?: boolean }>> = {
-  x64: { audit: 0xc000003e, socket: 41, x32: true },
-  arm64: { audit: 0xc00000b7, socket: 198 },
+/**
+ * The audit architecture and system-call numbers of the CPUs the filter knows: `socket`, and the
+ * calls of an interface that makes sockets without it (io_uring: setup, enter, register; the same
+ * numbers in the generic table arm64 uses and in x86-64's).
+ */
+const architectures: Readonly<
+  Record<string, { audit: number; socket: number; socketMakers: readonly number[]; x32?: boolean }>
+> = {
+  x64: { audit: 0xc000003e, socket: 41, socketMakers: [425, 426, 427], x32: true },
+  arm64: { audit: 0xc00000b7, socket: 198, socketMakers: [425, 426, 427] },
 };
 
 function instruction(code: number, jumpTrue: number, jumpFalse: number, value: number): Buffer {
@@ -36,24 +48,38 @@ function instruction(code: number, jumpTrue: number, jumpFalse: number, value: n
 /**
  * The filter for `arch` (a `process.arch` value), or undefined when the architecture is unknown.
  * Syscalls made under another ABI (32-bit code on a 64-bit kernel) all fail, so the check cannot
- * be sidestepped through `socketcall`.
+ * be sidestepped through `socketcall`; x32 calls (the same ABI with bit 30 set) are judged like
+ * native ones.
  */
 export function unixSocketFilter(arch: string = process.arch): Buffer | undefined {
   const target = architectures[arch];
   if (!target) return undefined;
-  const x32Socket = target.x32 ? target.socket + x32SyscallBit : target.socket;
-  return Buffer.concat([
+  const spellings = (call: number) => (target.x32 ? [call, call + x32SyscallBit] : [call]);
+  const socketCalls = spellings(target.socket);
+  const deniedCalls = target.socketMakers.flatMap(spellings);
+  // Layout: [arch check] [load nr] [socket? → family check] [denied? → deny] allow,
+  // family: load, AF_UNIX? → deny : allow.
+  const comparisons = socketCalls.length + deniedCalls.length;
+  const allowAfterComparisons = 4 + comparisons; // index of the `allow` after the comparisons
+  const familyCheck = allowAfterComparisons + 1;
+  const deny = familyCheck + 2;
+  const program: Buffer[] = [
     instruction(loadWord, 0, 0, 4), // seccomp_data.arch
     instruction(jumpIfEqual, 1, 0, target.audit),
     instruction(returnValue, 0, 0, denyWithEperm),
     instruction(loadWord, 0, 0, 0), // seccomp_data.nr
-    instruction(jumpIfEqual, 1, 0, target.socket),
-    instruction(jumpIfEqual, 0, 3, x32Socket),
+  ];
+  for (const call of socketCalls)
+    program.push(instruction(jumpIfEqual, familyCheck - program.length - 1, 0, call));
+  for (const call of deniedCalls) program.push(instruction(jumpIfEqual, deny - program.length - 1, 0, call));
+  program.push(
+    instruction(returnValue, 0, 0, allow),
     instruction(loadWord, 0, 0, 16), // low word of seccomp_data.args[0]: the address family
     instruction(jumpIfEqual, 0, 1, addressFamilyUnix),
     instruction(returnValue, 0, 0, denyWithEperm),
     instruction(returnValue, 0, 0, allow),
-  ]);
+  );
+  return Buffer.concat(program);
 }
 
 /**
