@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import { readOwnFileSync } from '../../../core/index.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import type { Verdict } from '../verdict.ts';
+import { projectCodeAsk } from './subcommand-checks.ts';
 
 /**
  * Cargo and the rustup proxies take programs from files of the directory they run in and its
@@ -146,19 +147,5 @@ export function cargoConfigurationBeforeAllow(
       : rustConcern(subcommand.cwd, home, checkCargoConfig);
   if (concern === undefined) return verdict;
   const reason = `the project's Rust configuration chooses the program: ${concern}`;
-  return {
-    behavior: 'ask',
-    kind: 'safety',
-    reason: `${reason}; approve it only if you trust this project`,
-    classifierApprovable: false,
-    steps: [
-      {
-        stage: 'safety',
-        outcome: 'ask',
-        detail: `The project's Rust configuration chooses the program: ${concern}.`,
-        classifierApprovable: false,
-      },
-    ],
-    suggestions: [],
-  };
+  return projectCodeAsk(reason);
 }

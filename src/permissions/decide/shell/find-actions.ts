@@ -267,8 +267,11 @@ class Parser {
   }
 }
 
-/** The starting points and the expression of a find call (its leading global options skipped). */
-function splitFind(args: readonly string[]): { starts: string[]; expression: string[] } {
+/**
+ * The starting points find was given (none: find starts at `.`) and where its expression begins,
+ * its leading global options (`-H`, `-L`, `-P`, `-O3`, `-D debug`) skipped.
+ */
+export function findStartingPoints(args: readonly string[]): { starts: string[]; expressionAt: number } {
   let index = 0;
   while (index < args.length) {
     const word = args[index] ?? '';
@@ -284,7 +287,13 @@ function splitFind(args: readonly string[]): { starts: string[]; expression: str
     starts.push(word);
     index++;
   }
-  return { starts: starts.length === 0 ? ['.'] : starts, expression: args.slice(index) };
+  return { starts, expressionAt: index };
+}
+
+/** The starting points and the expression of a find call (its leading global options skipped). */
+function splitFind(args: readonly string[]): { starts: string[]; expression: string[] } {
+  const { starts, expressionAt } = findStartingPoints(args);
+  return { starts: starts.length === 0 ? ['.'] : starts, expression: args.slice(expressionAt) };
 }
 
 /**

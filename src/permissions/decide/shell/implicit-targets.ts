@@ -1,5 +1,6 @@
 import { type CanonicalPath, isUnresolvable } from '../../paths/canonical-path.ts';
 import type { IndexedCheckContext } from './check-context.ts';
+import { findStartingPoints } from './find-actions.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import { resolveFrom } from './subcommand-checks.ts';
 
@@ -179,20 +180,6 @@ function hasOperand(
   return false;
 }
 
-/** find's starting points: the words before its expression; none means `.`. */
-function findHasStartingPoint(args: readonly string[]): boolean {
-  let index = 0;
-  while (index < args.length) {
-    const word = args[index] ?? '';
-    if (word === '-H' || word === '-L' || word === '-P' || /^-O\d*$/.test(word)) index++;
-    else if (word === '-D') index += 2;
-    else break;
-  }
-  if (args[index] === '--') index++;
-  const first = args[index];
-  return first !== undefined && !first.startsWith('-') && !['(', ')', '!', ','].includes(first);
-}
-
 /** git global options that take the next word as their value. */
 const gitValuedGlobals = new Set([
   '-C',
@@ -252,7 +239,7 @@ export function implicitWriteScope(argv: readonly string[]): ImplicitScope | und
   const words = withoutLauncher(argv);
   const program = baseName(words[0] ?? '');
   const args = words.slice(1);
-  if (program === 'find') return findHasStartingPoint(args) ? undefined : 'cwd';
+  if (program === 'find') return findStartingPoints(args).starts.length > 0 ? undefined : 'cwd';
   if (program === 'git') return gitScope(args);
   const tool = Object.hasOwn(implicitTools, program) ? implicitTools[program] : undefined;
   if (tool === undefined) return undefined;

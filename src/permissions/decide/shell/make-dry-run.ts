@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { readOwnFileSync } from '../../../core/index.ts';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import type { Verdict } from '../verdict.ts';
+import { projectCodeAsk } from './subcommand-checks.ts';
 
 /**
  * `make -n` (`--dry-run`, `-q`, `-p`…) is not a sandbox: while it reads the makefiles it expands
@@ -227,19 +228,5 @@ export function makeDryRunBeforeAllow(
   const concern = typeof parsed === 'string' ? parsed : makefileConcern(parsed);
   if (concern === undefined) return verdict;
   const reason = `make runs commands even in a dry run: ${concern}`;
-  return {
-    behavior: 'ask',
-    kind: 'safety',
-    reason: `${reason}; approve it only if you trust this project`,
-    classifierApprovable: false,
-    steps: [
-      {
-        stage: 'safety',
-        outcome: 'ask',
-        detail: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`,
-        classifierApprovable: false,
-      },
-    ],
-    suggestions: [],
-  };
+  return projectCodeAsk(reason);
 }

@@ -2,6 +2,7 @@ import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnalyzedSubcommandLike } from './shell-contract.ts';
 import type { Verdict } from '../verdict.ts';
+import { projectCodeAsk } from './subcommand-checks.ts';
 
 /**
  * Python puts a directory first on its import path before it runs anything named by `-m` or `-c`:
@@ -491,12 +492,5 @@ export function pythonPathBeforeAllow(
             : `Python puts ${subcommand.cwd} first on its import path for ${what}, and ${found} there replaces the module of that name, so the project's code would run`;
         })();
   if (reason === undefined) return verdict;
-  return {
-    behavior: 'ask',
-    kind: 'safety',
-    reason: `${reason}; approve it only if you trust this project`,
-    classifierApprovable: false,
-    steps: [{ stage: 'safety', outcome: 'ask', detail: `${reason}.`, classifierApprovable: false }],
-    suggestions: [],
-  };
+  return projectCodeAsk(reason);
 }

@@ -88,6 +88,29 @@ export const ask = (
 });
 
 /**
+ * A safety ask about code the project chooses (a module that shadows the standard library, a
+ * makefile that runs commands in a dry run, a toolchain the project names): only a person who trusts
+ * the project can settle it.
+ */
+export function projectCodeAsk(reason: string): AskVerdict {
+  return {
+    behavior: 'ask',
+    kind: 'safety',
+    reason: `${reason}; approve it only if you trust this project`,
+    classifierApprovable: false,
+    steps: [
+      {
+        stage: 'safety',
+        outcome: 'ask',
+        detail: `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`,
+        classifierApprovable: false,
+      },
+    ],
+    suggestions: [],
+  };
+}
+
+/**
  * Programs that run whatever code their arguments name: a prefix rule for them would allow anything,
  * so they are only ever suggested as the exact command.
  */
