@@ -50,30 +50,11 @@ class CallState {
     this.outcome ??= outcome;
     this.notify();
   }
-}
 
-/**
- * The calls of a run waiting on its signal: one listener per signal, added once, however many calls
- * run under it (adding and removing an event listener per call costs more than the rest of this step).
- */
-const abortWatchers = new WeakMap<AbortSignal, Set<CallState>>();
-
-function watchAbort(signal: AbortSignal, call: CallState): void {
-  let watchers = abortWatchers.get(signal);
-  if (watchers === undefined) {
-    const waiting = new Set<CallState>();
-    watchers = waiting;
-    abortWatchers.set(signal, waiting);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const watcher of [...waiting]) watcher.end({ kind: 'aborted' });
-        waiting.clear();
-      },
-      { once: true },
-    );
+  /** The run's signal aborted: the call ends at once (this object is the signal's listener). */
+  handleEvent(): void {
+    this.end({ kind: 'aborted' });
   }
-  watchers.add(call);
 }
 
 /**
@@ -98,7 +79,7 @@ export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEv
     );
 
   if (signal.aborted) state.end({ kind: 'aborted' });
-  else watchAbort(signal, state);
+  else signal.addEventListener('abort', state, { once: true });
 
   try {
     while (true) {
@@ -113,7 +94,8 @@ export async function* callTool(request: CallRequest): AsyncGenerator<ProgressEv
       });
     }
   } finally {
-    abortWatchers.get(signal)?.delete(state);
+    // The run outlives the call: nothing of the call stays on its signal.
+    signal.removeEventListener('abort', state);
     // A tool that ignores the abort keeps running; its late rejection must not become unhandled.
     void running;
   }
