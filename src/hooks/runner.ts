@@ -392,6 +392,15 @@ function conditionHolds(
 }
 
 /**
+ * Whether a hook is for this event and matches its value; an `if` condition only counts for the
+ * events that have one (whether it holds is asked of the call itself).
+ */
+function mayRun(entry: Entry, event: HookEvent, matchValue: string | undefined): boolean {
+  if (entry.event !== event || !matchesHookMatcher(entry.matcher, matchValue)) return false;
+  return entry.kind !== 'command' || entry.handler.if === undefined || conditionEvents.has(event);
+}
+
+/**
  * Builds a hook runner from settings-file hooks and in-process callbacks. Every matching hook of an
  * event runs in parallel; identical handlers run once; results merge per Claude Code's contract;
  * output strings over 10,000 characters spill to `outputDir`. Dispose it to end background hooks.
@@ -410,12 +419,9 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
     if (config.disabled) return [];
     const selected: Entry[] = [];
     for (const entry of entries) {
-      if (entry.event !== event || !matchesHookMatcher(entry.matcher, matchValue)) continue;
+      if (!mayRun(entry, event, matchValue)) continue;
       const condition = entry.kind === 'command' ? entry.handler.if : undefined;
-      if (condition !== undefined) {
-        if (!conditionEvents.has(event)) continue;
-        if (input && !conditionHolds(config, condition, input, prepared)) continue;
-      }
+      if (condition !== undefined && input && !conditionHolds(config, condition, input, prepared)) continue;
       // Identical handlers run once (an event has a handful of hooks: a scan beats a set per call).
       if (selected.some((chosen) => chosen.key === entry.key)) continue;
       selected.push(entry);
@@ -463,13 +469,7 @@ export function createHookRunner(config: HookRunnerConfig = {}): OwnedHookRunner
     dispose,
     [Symbol.asyncDispose]: dispose,
     hasHooks(event, matchValue) {
-      if (config.disabled) return false;
-      for (const entry of entries) {
-        if (entry.event !== event || !matchesHookMatcher(entry.matcher, matchValue)) continue;
-        if (entry.kind !== 'command' || entry.handler.if === undefined || conditionEvents.has(event))
-          return true;
-      }
-      return false;
+      return !config.disabled && entries.some((entry) => mayRun(entry, event, matchValue));
     },
     async run(event, input, options): Promise<HookOutcome> {
       const selected = matching(event, options.matchValue, input, options.prepared);

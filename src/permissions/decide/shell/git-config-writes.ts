@@ -48,6 +48,14 @@ function keyConcern(key: string, value: string): GitConfigWrite | undefined {
   return concern === undefined ? undefined : { change: `${key}, ${concern}` };
 }
 
+/** The concern with a `key=value` setting (a bare key is `true`, as git reads it). */
+function settingConcern(setting: string): GitConfigWrite | undefined {
+  const equals = setting.indexOf('=');
+  return equals === -1
+    ? keyConcern(setting, 'true')
+    : keyConcern(setting.slice(0, equals), setting.slice(equals + 1));
+}
+
 /** `git config` actions that only read. */
 const readActions = new Set([
   '--get',
@@ -211,20 +219,10 @@ function newRepositoryWrite(command: 'clone' | 'init', args: readonly string[]):
         };
     } else if (command === 'clone' && (name === '-c' || name === '--config')) {
       if (!glued) index++;
-      const setting = value ?? '';
-      const equals = setting.indexOf('=');
-      const concern = keyConcern(
-        equals === -1 ? setting : setting.slice(0, equals),
-        equals === -1 ? 'true' : setting.slice(equals + 1),
-      );
+      const concern = settingConcern(value ?? '');
       if (concern) return concern;
-    } else if (word.startsWith('-c') && command === 'clone' && word.length > 2) {
-      const setting = word.slice(2);
-      const equals = setting.indexOf('=');
-      const concern = keyConcern(
-        equals === -1 ? setting : setting.slice(0, equals),
-        equals === -1 ? 'true' : setting.slice(equals + 1),
-      );
+    } else if (command === 'clone' && word.startsWith('-c') && word.length > 2) {
+      const concern = settingConcern(word.slice(2));
       if (concern) return concern;
     }
   }
